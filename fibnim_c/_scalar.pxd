@@ -1,0 +1,163 @@
+# Scalar helpers shared by the compiled kernels: Fibonacci tables and the
+# Zeckendorf code of one uint64. Everything here is `noexcept nogil` and
+# assumes checked input; the public layer (fibnim._checks) does the checking.
+#
+# Conventions (spec/math.md section 2): code bit i set <=> F_{i+2} is a term.
+# A "wide" code of n < 2**64 needs 92 bits (F_2 .. F_93): the low 64 bits are
+# returned, bits 64..91 are stored through `hi`.
+
+from libc.stdint cimport uint8_t, uint32_t, uint64_t, int64_t
+
+cdef extern from *:
+    """
+    #include <stdint.h>
+    #if defined(_MSC_VER)
+    #include <intrin.h>
+    static __inline int fibnim_ctz64(uint64_t x) {
+        unsigned long i; _BitScanForward64(&i, x); return (int)i;
+    }
+    #else
+    #define fibnim_ctz64(x) __builtin_ctzll(x)
+    #endif
+
+    /* Fixed-point constants of encode: c_j = floor(2**(40 + a_j) / phi**j) for
+       (j, a_j) = (44, 23), (22, 8), and rho = floor(0.45 * 2**40). */
+    #define FIBNIM_C44 UINT64_C(5880761355)
+    #define FIBNIM_C22 UINT64_C(7107415521)
+    #define FIBNIM_RHO UINT64_C(494780232499)
+    #define FIBNIM_EVEN_BITS UINT64_C(0x5555555555555555)
+
+    /* F_0 .. F_93; F_93 is the largest Fibonacci number below 2**64. */
+    static uint64_t fibnim_fib[94];
+    /* The Zeckendorf code of m = 0 .. F_24 (the last one is 1 << 22). */
+    static uint32_t fibnim_code[46369];
+    /* S_j(m - 1) at index m (0 at index 0) for the block starts j = 44, 22:
+       m = 0 .. F_22 and m = 0 .. F_24 (see encode). S_22 < F_46 < 2**32. */
+    static uint64_t fibnim_s44[17713];
+    static uint32_t fibnim_s22[46370];
+    /* fibnim_byte_value[b][v]: the value of the code byte v at byte b. */
+    static uint64_t fibnim_byte_value[8][256];
+    """
+    int ctz64 "fibnim_ctz64"(uint64_t x) noexcept nogil
+    uint64_t FIB "fibnim_fib"[94]
+    uint32_t CODE "fibnim_code"[46369]
+    uint64_t S44 "fibnim_s44"[17713]
+    uint32_t S22 "fibnim_s22"[46370]
+    uint64_t BYTE_VALUE "fibnim_byte_value"[8][256]
+    const uint64_t C44 "FIBNIM_C44"
+    const uint64_t C22 "FIBNIM_C22"
+    const uint64_t RHO "FIBNIM_RHO"
+    const uint64_t EVEN_BITS "FIBNIM_EVEN_BITS"
+
+cdef enum:
+    FIB_LIMIT_INDEX = 66  # F_66: the smallest n whose code does not fit 64 bits
+    FIXED_SHIFT = 40
+    F22 = 17711
+    F24 = 46368
+
+
+cdef inline void fill_tables() noexcept nogil:
+    """Fill the tables; every module that uses them calls this once at import."""
+    cdef int k, i, b, v
+    cdef uint64_t rest, code, p, value
+    FIB[0] = 0
+    FIB[1] = 1
+    for k in range(2, 94):
+        FIB[k] = FIB[k - 1] + FIB[k - 2]
+    S44[0] = 0
+    S22[0] = 0
+    for i in range(F24 + 1):
+        rest = <uint64_t>i
+        code = 0
+        p = 0  # p(m): the sum of F_{i+1} over m's code bits i
+        k = 25
+        while rest:  # greedy: the largest Fibonacci number that fits, repeatedly
+            while FIB[k] > rest:
+                k -= 1
+            code |= (<uint64_t>1) << (k - 2)
+            p += FIB[k - 1]
+            rest -= FIB[k]
+            k -= 2
+        CODE[i] = <uint32_t>code
+        # S_j(m) = F_{j+1} m + F_j p(m), from F_{i+2+j} = F_{j+1} F_{i+2} + F_j F_{i+1}
+        if i <= F22:
+            S44[i + 1] = FIB[45] * <uint64_t>i + FIB[44] * p
+        S22[i + 1] = <uint32_t>(FIB[23] * <uint64_t>i + FIB[22] * p)
+    for b in range(8):
+        for v in range(256):
+            value = 0
+            for i in range(8):
+                if (v >> i) & 1:
+                    value += FIB[8 * b + i + 2]
+            BYTE_VALUE[b][v] = value
+
+
+# Encoding n < F_66 (a 64-bit code) takes two block estimates and a look-up:
+# the code bits 44..63 (an m < F_22), then bits 22..43 of the rest (m < F_24),
+# then the code of the rest (< F_24) from the table.
+#
+# Why one estimate and one correction find a block exactly: let m be the
+# number whose code is n's code bits from j up, and S_j(m) = the sum over m's
+# code bits i of F_{i+2+j}. Codes are ordered like values, so m is the largest
+# integer with S_j(m) <= n, and n - S_j(m) is the value of the bits below j.
+# From F_{k+j} = phi^j F_k + psi^k F_j:  S_j(m) = phi^j m + F_j e(m) with
+# e(m) = sum psi^{i+2} over non-adjacent i >= 0, so -1/phi^2 < e(m) < 1/phi.
+# For even j, F_j / phi^j < 1/sqrt5, hence with x = n / phi^j:
+#     x - 1.2764 < m < x + 0.1709.
+# y = ((n >> a) * c) / 2**40 with c = floor(2**(40 + a) / phi^j) satisfies
+# x - delta <= y <= x with delta = 2**a / phi^j + n / 2**(40 + a) < 0.007 for
+# (j, a) = (44, 23) and (22, 8) and n < F_{j+22}; the product stays below
+# 2**57 (tests/test_zeckendorf.py recomputes both bounds). So
+# t = floor(y + rho), rho = 0.45, has m <= t <= m + 1, and
+# m = t - [S_j(t) > n]: no search. t <= m + 1 <= F_22 (resp. F_24) stays
+# inside the tables.
+
+cdef inline uint64_t estimate(uint64_t n, int a, uint64_t c) noexcept nogil:
+    return ((n >> a) * c + RHO) >> FIXED_SHIFT
+
+
+cdef inline uint64_t settle(uint64_t* n, uint64_t t, uint64_t s_t, uint64_t s_before) noexcept nogil:
+    # m = t or t - 1; subtract S_j(m) from n. Branch-free: it is near a coin toss.
+    cdef uint64_t over = s_t > n[0]
+    n[0] -= s_t - ((s_t - s_before) & (0 - over))
+    return t - over
+
+
+cdef inline uint64_t encode(uint64_t n) noexcept nogil:
+    """The Zeckendorf code of n < F_66."""
+    cdef uint64_t t = estimate(n, 23, C44)
+    t = settle(&n, t, S44[t + 1], S44[t])
+    cdef uint64_t code = (<uint64_t>CODE[t]) << 44
+    t = estimate(n, 8, C22)
+    t = settle(&n, t, S22[t + 1], S22[t])
+    code |= (<uint64_t>CODE[t]) << 22
+    return code | CODE[n]
+
+
+cdef inline uint64_t encode_wide(uint64_t n, uint64_t* hi) noexcept nogil:
+    """The low 64 bits of the code of any uint64 n; bits 64..91 go to hi."""
+    cdef uint64_t high = 0
+    cdef int k = 93
+    while n >= FIB[FIB_LIMIT_INDEX]:  # at most 14 terms above F_65
+        while FIB[k] > n:
+            k -= 1
+        high |= (<uint64_t>1) << (k - FIB_LIMIT_INDEX)
+        n -= FIB[k]
+        k -= 2
+    hi[0] = high
+    return encode(n)
+
+
+cdef inline uint64_t decode(uint64_t code) noexcept nogil:
+    """The value of a code; the sum is linear in the bits, so bytes add up."""
+    return (BYTE_VALUE[0][code & 0xFF] + BYTE_VALUE[1][(code >> 8) & 0xFF]
+            + BYTE_VALUE[2][(code >> 16) & 0xFF] + BYTE_VALUE[3][(code >> 24) & 0xFF]
+            + BYTE_VALUE[4][(code >> 32) & 0xFF] + BYTE_VALUE[5][(code >> 40) & 0xFF]
+            + BYTE_VALUE[6][(code >> 48) & 0xFF] + BYTE_VALUE[7][code >> 56])
+
+
+cdef inline int lowest_index(uint64_t lo, uint64_t hi) noexcept nogil:
+    """The index i >= 2 of the lowest term F_i of a non-zero wide code."""
+    if lo:
+        return ctz64(lo) + 2
+    return ctz64(hi) + 66

@@ -1,0 +1,47 @@
+"""Build fibnim's compiled core: every fibnim_c/*.pyx becomes the private module fibnim._<name>.
+
+FIBNIM_PURE_PYTHON=1 skips the extension (a pure-Python install).
+FIBNIM_CYTHON_DEBUG=1 compiles with bounds and wraparound checks on.
+"""
+
+import os
+from pathlib import Path
+
+from setuptools import setup
+
+HERE = Path(__file__).parent
+
+
+def truthy(name: str) -> bool:
+    return os.environ.get(name, "").strip().lower() in {"1", "true", "yes", "on"}
+
+
+def extensions():
+    from Cython.Build import cythonize
+    from setuptools import Extension
+
+    debug = truthy("FIBNIM_CYTHON_DEBUG")
+    modules = [
+        Extension(
+            f"fibnim.{pyx.stem}",
+            [str(pyx.relative_to(HERE))],
+            include_dirs=["fibnim_c"],
+            extra_compile_args=[] if os.name == "nt" else ["-O3"],
+        )
+        for pyx in sorted((HERE / "fibnim_c").glob("*.pyx"))
+    ]
+    return cythonize(
+        modules,
+        include_path=["fibnim_c"],
+        compiler_directives={
+            "language_level": 3,
+            "boundscheck": debug,
+            "wraparound": debug,
+            "initializedcheck": debug,
+            "cdivision": not debug,
+            "embedsignature": True,
+        },
+    )
+
+
+setup(ext_modules=[] if truthy("FIBNIM_PURE_PYTHON") else extensions())

@@ -1,0 +1,5 @@
+import sys
+
+from fibnim.cli import main
+
+sys.exit(main())

@@ -1,0 +1,6 @@
+"""The pure-Python twin of every compiled kernel (fibnim_c/*.pyx).
+
+Each module here has the same kernel names and signatures as its compiled
+twin: checked uint64 arrays in, results written into `out`. The arithmetic is
+done on Python ints by fibnim._intmath; numpy only carries the data.
+"""

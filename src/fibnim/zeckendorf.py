@@ -1,0 +1,483 @@
+"""Fibonacci numbers and the Zeckendorf number system, for ints and arrays.
+
+Every n >= 0 is, in exactly one way, a sum of non-consecutive Fibonacci
+numbers F_i with i >= 2 (spec/math.md section 2). Its *code* packs that sum
+into an integer: bit i is set when F_{i+2} is a term, so 46 = 34 + 8 + 3 + 1
+has code 0b10010101 = 149.
+
+Scalars (Python ints, numpy integer scalars) give exact Python results of any
+size. Array-likes give numpy arrays of the input's shape: uint64 codes, int64
+values, bool tests, uint8 digits, str strings. Object arrays of Python ints
+are answered exactly, whatever their size.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from fibnim import _backend, _intmath
+from fibnim._checks import (
+    NONNEGATIVE,
+    Bound,
+    Test,
+    check_int,
+    finish,
+    integers,
+    map_array,
+    map_objects,
+    result_array,
+)
+
+__all__ = [
+    "CODE_LIMIT",
+    "decode",
+    "digits",
+    "encode",
+    "fib",
+    "is_fibonacci",
+    "lowest_term",
+    "parse",
+    "second_canonical",
+    "terms",
+    "to_string",
+]
+
+#: F_66 = 27777890035288: every n below it has a 64-bit code (F_2 .. F_65).
+CODE_LIMIT = _intmath.fib(66)
+
+Style = Literal["zeckendorf", "silber"]
+
+_ADJACENT: tuple[tuple[Test, Bound], ...] = (
+    (
+        lambda c: (c & (c >> 1)) != 0,
+        Bound(0, ValueError, "has two adjacent set bits, so it is not a Zeckendorf code"),
+    ),
+)
+
+
+_POSITIVE: tuple[tuple[Test, Bound], ...] = (
+    (lambda n: n == 0, Bound(1, ValueError, "has no second canonical form (it needs n >= 1)")),
+)
+
+
+def _kernel(name: str) -> Any:
+    return getattr(_backend.kernels("zeckendorf"), name)
+
+
+def _elementwise(
+    x: Any,
+    where: str,
+    name: str,
+    exact: Any,
+    kernel: str,
+    dtype: type,
+    out: NDArray[Any] | None,
+    low: Bound | None = NONNEGATIVE,
+    high: Bound | None = None,
+    extra: tuple[tuple[Test, Bound], ...] = (),
+) -> Any:
+    """The common shape of a one-argument function: scalar, object array or integer array."""
+    values = integers(x, where, name)
+    if isinstance(values, int):
+        if out is None:
+            return exact(check_int(values, where, name, low, None, extra))
+        values = np.asarray(values, dtype=object if values > 2**63 - 1 else np.int64)
+    if values.dtype == object:
+        result = result_array(values.shape, bool if dtype is bool else object, out, where)
+        return finish(map_objects(exact, values, result, where, name, low, extra), values)
+    result = result_array(values.shape, dtype, out, where)
+    return finish(
+        map_array(_kernel(kernel), values, result, where, name, low, high, extra), values
+    )
+
+
+def fib(k: ArrayLike, *, out: NDArray[np.uint64] | None = None) -> Any:
+    """The Fibonacci number F_k (F_0 = 0, F_1 = F_2 = 1).
+
+    Parameters
+    ----------
+    k : int or array_like of int
+        Indices, k >= 0. Arrays take k <= 93 (F_93 is the largest Fibonacci
+        number below 2**64); scalars and object arrays take any k.
+    out : ndarray of uint64, optional
+        Where to put the result (the shape of `k`).
+
+    Returns
+    -------
+    int or ndarray of uint64
+
+    Examples
+    --------
+    >>> import fibnim
+    >>> fibnim.fib(10)
+    55
+    >>> fibnim.fib([0, 1, 2, 3, 93])
+    array([                   0,                    1,                    1,
+                              2, 12200160415121876738], dtype=uint64)
+    """
+    high = Bound(
+        93,
+        OverflowError,
+        "is above 93: F_k > 2**64 - 1 for k > 93 (use an int or an object array)",
+    )
+    return _elementwise(k, "fib", "k", _intmath.fib, "fib", np.uint64, out, high=high)
+
+
+def encode(n: ArrayLike, *, out: NDArray[np.uint64] | None = None) -> Any:
+    """The Zeckendorf code of n: bit i set when F_{i+2} is a term.
+
+    Codes are ordered like the numbers they stand for, and no code has two
+    adjacent set bits.
+
+    Parameters
+    ----------
+    n : int or array_like of int
+        Numbers n >= 0. Arrays give uint64 codes and take n < F_66 =
+        27777890035288 (`CODE_LIMIT`); larger n need more than 64 bits, which
+        `digits` and `to_string` give for every uint64. Scalars and object
+        arrays take any n.
+    out : ndarray of uint64, optional
+        Where to put the result (the shape of `n`).
+
+    Returns
+    -------
+    int or ndarray of uint64
+
+    Examples
+    --------
+    >>> import fibnim
+    >>> fibnim.encode(46)  # 34 + 8 + 3 + 1
+    149
+    >>> bin(fibnim.encode(46))
+    '0b10010101'
+    >>> fibnim.encode([0, 1, 2, 3, 4, 12])
+    array([ 0,  1,  2,  4,  5, 21], dtype=uint64)
+    """
+    high = Bound(
+        CODE_LIMIT - 1,
+        OverflowError,
+        f"is F_66 = {CODE_LIMIT} or more: its code does not fit 64 bits "
+        "(digits() and to_string() take every uint64; object arrays take any size)",
+    )
+    return _elementwise(n, "encode", "n", _intmath.code, "encode", np.uint64, out, high=high)
+
+
+def decode(code: ArrayLike, *, out: NDArray[np.int64] | None = None) -> Any:
+    """The number whose Zeckendorf code is `code` (the inverse of `encode`).
+
+    Parameters
+    ----------
+    code : int or array_like of int
+        Codes >= 0 with no two adjacent set bits (ValueError otherwise).
+    out : ndarray of int64, optional
+        Where to put the result (the shape of `code`).
+
+    Returns
+    -------
+    int or ndarray of int64
+
+    Examples
+    --------
+    >>> import fibnim
+    >>> fibnim.decode(0b10010101)
+    46
+    >>> fibnim.decode([0, 1, 2, 4, 5, 21])
+    array([ 0,  1,  2,  3,  4, 12])
+    """
+    return _elementwise(
+        code, "decode", "code", _intmath.value, "decode", np.int64, out, extra=_ADJACENT
+    )
+
+
+def lowest_term(n: ArrayLike, *, out: NDArray[np.uint64] | None = None) -> Any:
+    """z_1(n), the smallest term of n's Zeckendorf representation (0 for n = 0).
+
+    Parameters
+    ----------
+    n : int or array_like of int
+        Numbers n >= 0; arrays take every uint64.
+    out : ndarray of uint64, optional
+        Where to put the result (the shape of `n`).
+
+    Returns
+    -------
+    int or ndarray of uint64
+
+    Examples
+    --------
+    >>> import fibnim
+    >>> fibnim.lowest_term(46)  # 34 + 8 + 3 + 1
+    1
+    >>> fibnim.lowest_term([0, 8, 12, 2**64 - 1])
+    array([0, 8, 1, 2], dtype=uint64)
+    """
+    return _elementwise(n, "lowest_term", "n", _intmath.lowest_term, "lowest_term", np.uint64, out)
+
+
+def is_fibonacci(n: ArrayLike, *, out: NDArray[np.bool_] | None = None) -> Any:
+    """Whether n is a Fibonacci number (0 = F_0 is one).
+
+    Parameters
+    ----------
+    n : int or array_like of int
+        Numbers n >= 0; arrays take every uint64.
+    out : ndarray of bool, optional
+        Where to put the result (the shape of `n`).
+
+    Returns
+    -------
+    bool or ndarray of bool
+
+    Examples
+    --------
+    >>> import fibnim
+    >>> fibnim.is_fibonacci(144)
+    True
+    >>> fibnim.is_fibonacci([0, 1, 4, 12200160415121876738])
+    array([ True,  True, False,  True])
+    """
+    return _elementwise(n, "is_fibonacci", "n", _intmath.is_fibonacci, "is_fibonacci", bool, out)
+
+
+def _width(values: int | NDArray[Any], extra: int = 0) -> int:
+    """The digits the largest value needs (at least 1), plus `extra`."""
+    if isinstance(values, int):
+        return _intmath.digit_count(max(values, 0)) + extra
+    top = values.max() if values.size else 0
+    return _intmath.digit_count(max(int(top), 0)) + extra
+
+
+def digits(n: ArrayLike, width: int | None = None) -> NDArray[np.uint8]:
+    """The Zeckendorf digits of n, most significant first, as uint8 0/1.
+
+    Digit j (from the left) stands for F_{width+1-j}: the last digit is F_2's.
+
+    Parameters
+    ----------
+    n : int or array_like of int
+        Numbers n >= 0; integer arrays take every uint64 (at most 92 digits),
+        object arrays any size.
+    width : int, optional
+        Digits per number, at least 1. Defaults to what the largest element
+        needs; a width too small for some element raises OverflowError.
+
+    Returns
+    -------
+    ndarray of uint8, shape ``(*n.shape, width)``
+        A scalar n gives shape ``(width,)``.
+
+    Examples
+    --------
+    >>> import fibnim
+    >>> fibnim.digits(46)
+    array([1, 0, 0, 1, 0, 1, 0, 1], dtype=uint8)
+    >>> fibnim.digits([4, 12], width=6)
+    array([[0, 0, 0, 1, 0, 1],
+           [0, 1, 0, 1, 0, 1]], dtype=uint8)
+    """
+    values = integers(n, "digits", "n")
+    if width is not None:
+        width = check_int(
+            _as_option(width, "digits", "width"),
+            "digits",
+            "width",
+            Bound(1, ValueError, "is less than 1"),
+        )
+    if isinstance(values, int):
+        check_int(values, "digits", "n")
+        values = np.asarray(values, dtype=object)
+    if width is None:
+        width = _width(values)
+    high = Bound(
+        _intmath.fib(width + 2) - 1, OverflowError, f"needs more than width={width} digits"
+    )
+    result = np.empty((*values.shape, width), dtype=np.uint8)
+    if values.dtype == object:
+        exact = lambda v: _digit_list(_intmath.code(v), width)  # noqa: E731
+        return map_objects(exact, values, result, "digits", "n", NONNEGATIVE, high=high)
+    return map_array(_kernel("digits"), values, result, "digits", "n", NONNEGATIVE, high)
+
+
+def _digit_list(bits: int, width: int) -> list[int]:
+    return [bits >> (width - 1 - j) & 1 for j in range(width)]
+
+
+def _as_option(value: Any, where: str, name: str) -> int:
+    checked = integers(value, where, name)
+    if not isinstance(checked, int):
+        raise TypeError(f"{where}: {name} must be one integer, not an array")
+    return checked
+
+
+def _check_style(style: str, where: str) -> bool:
+    """True for "silber", False for "zeckendorf"."""
+    if style not in ("zeckendorf", "silber"):
+        raise ValueError(f'{where}: style must be "zeckendorf" or "silber", not {style!r}')
+    return style == "silber"
+
+
+def _strings(rows: NDArray[np.uint8]) -> NDArray[np.str_]:
+    """Digit rows as strings without leading zeros ("0" for none)."""
+    width = rows.shape[-1]
+    text = np.ascontiguousarray(rows + np.uint8(48)).view(f"S{width}").reshape(rows.shape[:-1])
+    text = np.strings.lstrip(text, b"0")
+    return np.where(text == b"", b"0", text).astype(np.str_)
+
+
+def _string_array(
+    x: Any,
+    where: str,
+    exact: Any,
+    kernel: str,
+    width: int,
+    suffix: str,
+    extra: tuple[tuple[Test, Bound], ...] = (),
+) -> NDArray[np.str_]:
+    """Strings of an array: digit rows from `kernel`, one chunk at a time."""
+    values = x
+    result = np.empty(values.shape, dtype=f"U{width + len(suffix)}")
+    if values.dtype == object:
+        return map_objects(exact, values, result, where, "n", NONNEGATIVE, extra)
+    digit_rows = _kernel(kernel)
+
+    def write(chunk: NDArray[np.uint64], out: NDArray[np.str_]) -> None:
+        rows = np.empty((chunk.size, width), dtype=np.uint8)
+        digit_rows(chunk, rows)
+        text = _strings(rows)
+        out[:] = np.where(text == "0", text, np.strings.add(text, suffix)) if suffix else text
+
+    return map_array(write, values, result, where, "n", NONNEGATIVE, None, extra)
+
+
+def to_string(n: ArrayLike, style: Style = "zeckendorf") -> Any:
+    """The Zeckendorf representation of n as a string of 0s and 1s.
+
+    Parameters
+    ----------
+    n : int or array_like of int
+        Numbers n >= 0; integer arrays take every uint64.
+    style : {"zeckendorf", "silber"}
+        "zeckendorf" writes the digits for F_top .. F_2; "silber" (Silber's
+        and Gardner's notation) adds the digit for F_1, always 0 in this form.
+        0 is "0" in both.
+
+    Returns
+    -------
+    str or ndarray of str
+
+    Examples
+    --------
+    >>> import fibnim
+    >>> fibnim.to_string(46)
+    '10010101'
+    >>> fibnim.to_string(17, style="silber")
+    '1001010'
+    >>> fibnim.to_string([0, 8, 12])
+    array(['0', '10000', '10101'], dtype='<U5')
+    """
+    silber = _check_style(style, "to_string")
+    suffix = "0" if silber else ""
+
+    def exact(value: int) -> str:
+        return "0" if value == 0 else _intmath.bits_to_string(_intmath.code(value)) + suffix
+
+    values = integers(n, "to_string", "n")
+    if isinstance(values, int):
+        return exact(check_int(values, "to_string", "n"))
+    return finish(
+        _string_array(values, "to_string", exact, "digits", _width(values), suffix),
+        values,
+    )
+
+
+def second_canonical(n: ArrayLike) -> Any:
+    """Silber's second canonical representation of n >= 1, in Silber positions.
+
+    A sum of Fibonacci numbers F_i, i >= 1, no two adjacent, whose smallest
+    index is odd; written from F_top down to F_1 (spec/math.md section 3).
+
+    Parameters
+    ----------
+    n : int or array_like of int
+        Numbers n >= 1; integer arrays take every uint64.
+
+    Returns
+    -------
+    str or ndarray of str
+
+    Examples
+    --------
+    >>> import fibnim
+    >>> fibnim.second_canonical(8)  # 5 + 2 + 1
+    '10101'
+    >>> fibnim.second_canonical([1, 2, 3, 7])
+    array(['1', '100', '101', '10100'], dtype='<U5')
+    """
+
+    def exact(value: int) -> str:
+        return _intmath.bits_to_string(_intmath.second_canonical_code(value))
+
+    values = integers(n, "second_canonical", "n")
+    if isinstance(values, int):
+        return exact(check_int(values, "second_canonical", "n", extra=_POSITIVE))
+    width = _width(values, extra=1)
+    return finish(
+        _string_array(
+            values, "second_canonical", exact, "second_canonical_digits", width, "", _POSITIVE
+        ),
+        values,
+    )
+
+
+def parse(s: str, style: Style = "zeckendorf") -> int:
+    """The number a string of 0s and 1s stands for, canonical or not.
+
+    Parameters
+    ----------
+    s : str
+        Digits, most significant first. Adjacent ones are allowed ("11" is
+        F_3 + F_2 = 3).
+    style : {"zeckendorf", "silber"}
+        Whether the last digit stands for F_2 ("zeckendorf") or F_1 ("silber").
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> import fibnim
+    >>> fibnim.parse("10010101")
+    46
+    >>> fibnim.parse("11000", style="silber")  # F_5 + F_4
+    8
+    """
+    silber = _check_style(style, "parse")
+    if not isinstance(s, str):
+        raise TypeError(f"parse: s must be a str, not {type(s).__name__}")
+    if not s:
+        raise ValueError("parse: s is empty")
+    for position, digit in enumerate(s):
+        if digit not in "01":
+            raise ValueError(f"parse: s[{position}] = {digit!r} is not a digit 0 or 1 (s = {s!r})")
+    return _intmath.value(int(s, 2), lowest=1 if silber else 2)
+
+
+def terms(n: int) -> list[int]:
+    """The terms of n's Zeckendorf representation, largest first.
+
+    Examples
+    --------
+    >>> import fibnim
+    >>> fibnim.terms(46)
+    [34, 8, 3, 1]
+    >>> fibnim.terms(0)
+    []
+    """
+    value = integers(n, "terms", "n")
+    if not isinstance(value, int):
+        raise TypeError("terms: n must be one integer (for arrays, use digits())")
+    return _intmath.terms(check_int(value, "terms", "n"))

@@ -1,0 +1,27 @@
+"""Every test runs once on each backend: the compiled core and the pure twin."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+from fibnim import _backend
+
+settings.register_profile(
+    "fibnim", max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "fibnim"))
+
+
+@pytest.fixture(params=["cython", "python"], autouse=True)
+def backend(request: pytest.FixtureRequest):
+    """Switch fibnim's kernels to one backend for the test, and back after it."""
+    before = _backend.name()
+    if request.param not in _backend.available():
+        # Only a pure install gets here: FIBNIM_REQUIRE_EXTENSION (CI) fails at import.
+        pytest.skip("the compiled extension is not built in this installation")
+    _backend.use(request.param)
+    yield request.param
+    _backend.use(before)
