@@ -31,18 +31,18 @@ cdef extern from *:
     static uint64_t fibnim_fib[94];
     /* The Zeckendorf code of m = 0 .. F_24 (the last one is 1 << 22). */
     static uint32_t fibnim_code[46369];
-    /* S_j(m - 1) at index m (0 at index 0) for the block starts j = 44, 22:
-       m = 0 .. F_22 and m = 0 .. F_24 (see encode). S_22 < F_46 < 2**32. */
-    static uint64_t fibnim_s44[17713];
-    static uint32_t fibnim_s22[46370];
+    /* S_j(m) for the block starts j = 44, m = 0 .. F_22, and j = 22,
+       m = 0 .. F_24 (see encode). S_22(m) <= F_46 < 2**32. */
+    static uint64_t fibnim_s44[17712];
+    static uint32_t fibnim_s22[46369];
     /* fibnim_byte_value[b][v]: the value of the code byte v at byte b. */
     static uint64_t fibnim_byte_value[8][256];
     """
     int ctz64 "fibnim_ctz64"(uint64_t x) noexcept nogil
     uint64_t FIB "fibnim_fib"[94]
     uint32_t CODE "fibnim_code"[46369]
-    uint64_t S44 "fibnim_s44"[17713]
-    uint32_t S22 "fibnim_s22"[46370]
+    uint64_t S44 "fibnim_s44"[17712]
+    uint32_t S22 "fibnim_s22"[46369]
     uint64_t BYTE_VALUE "fibnim_byte_value"[8][256]
     const uint64_t C44 "FIBNIM_C44"
     const uint64_t C22 "FIBNIM_C22"
@@ -64,8 +64,6 @@ cdef inline void fill_tables() noexcept nogil:
     FIB[1] = 1
     for k in range(2, 94):
         FIB[k] = FIB[k - 1] + FIB[k - 2]
-    S44[0] = 0
-    S22[0] = 0
     for i in range(F24 + 1):
         rest = <uint64_t>i
         code = 0
@@ -81,8 +79,8 @@ cdef inline void fill_tables() noexcept nogil:
         CODE[i] = <uint32_t>code
         # S_j(m) = F_{j+1} m + F_j p(m), from F_{i+2+j} = F_{j+1} F_{i+2} + F_j F_{i+1}
         if i <= F22:
-            S44[i + 1] = FIB[45] * <uint64_t>i + FIB[44] * p
-        S22[i + 1] = <uint32_t>(FIB[23] * <uint64_t>i + FIB[22] * p)
+            S44[i] = FIB[45] * <uint64_t>i + FIB[44] * p
+        S22[i] = <uint32_t>(FIB[23] * <uint64_t>i + FIB[22] * p)
     for b in range(8):
         for v in range(256):
             value = 0
@@ -116,20 +114,17 @@ cdef inline uint64_t estimate(uint64_t n, int a, uint64_t c) noexcept nogil:
     return ((n >> a) * c + RHO) >> FIXED_SHIFT
 
 
-cdef inline uint64_t settle(uint64_t* n, uint64_t t, uint64_t s_t, uint64_t s_before) noexcept nogil:
-    # m = t or t - 1; subtract S_j(m) from n. Branch-free: it is near a coin toss.
-    cdef uint64_t over = s_t > n[0]
-    n[0] -= s_t - ((s_t - s_before) & (0 - over))
-    return t - over
-
-
 cdef inline uint64_t encode(uint64_t n) noexcept nogil:
     """The Zeckendorf code of n < F_66."""
+    # The fewest instructions win here (measured): a compare and a second
+    # look-up of the same, cached, entry beat a branch-free select of two.
     cdef uint64_t t = estimate(n, 23, C44)
-    t = settle(&n, t, S44[t + 1], S44[t])
+    t -= S44[t] > n
+    n -= S44[t]
     cdef uint64_t code = (<uint64_t>CODE[t]) << 44
     t = estimate(n, 8, C22)
-    t = settle(&n, t, S22[t + 1], S22[t])
+    t -= S22[t] > n
+    n -= S22[t]
     code |= (<uint64_t>CODE[t]) << 22
     return code | CODE[n]
 
