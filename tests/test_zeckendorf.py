@@ -443,3 +443,19 @@ def test_terms_takes_one_integer():
         fibnim.terms([1, 2])  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="terms: n = -2 is negative"):
         fibnim.terms(-2)
+
+
+def test_out_argument_for_object_arrays_and_strided_outputs():
+    values = np.array([10**30, 5], dtype=object)
+    out = np.empty(4, dtype=object)[::2]
+    assert fibnim.encode(values, out=out) is out
+    assert out.tolist() == [greedy_code(10**30), greedy_code(5)]
+    flags = np.zeros(6, dtype=bool)[::3]
+    fibnim.is_fibonacci(values, out=flags)
+    assert flags.tolist() == [False, True]
+
+
+def test_scalar_with_out():
+    out = np.empty((), dtype=np.uint64)
+    fibnim.encode(46, out=out)
+    assert out[()] == 149

@@ -197,6 +197,13 @@ def result_array(
     return out
 
 
+def _rows(out: np.ndarray, ndim: int) -> tuple[np.ndarray, np.ndarray]:
+    """(target, rows): a C-contiguous array to fill (`out` itself when it is one), and
+    a view of it with one row per input element (the first `ndim` axes flattened)."""
+    target = out if out.flags.c_contiguous else np.empty_like(out, order="C")
+    return target, target.reshape((-1, *out.shape[ndim:]))
+
+
 def map_array(
     kernel: Callable[[np.ndarray, np.ndarray], None],
     values: np.ndarray,
@@ -212,14 +219,12 @@ def map_array(
     `out` has the shape of `values`, possibly with trailing axes of its own
     (digits). Bool results are handed to the kernel as uint8.
     """
-    shape = values.shape
-    target = out if out.flags.c_contiguous else np.empty_like(out, order="C")
-    flat_out = target.reshape((-1, *out.shape[values.ndim :]))
-    if flat_out.dtype == np.bool_:
-        flat_out = flat_out.view(np.uint8)
+    target, rows = _rows(out, values.ndim)
+    if rows.dtype == np.bool_:
+        rows = rows.view(np.uint8)
     for start, chunk in _chunks(values):
-        _check_chunk(chunk, start, shape, where, name, low, high, extra)
-        kernel(as_uint64(chunk), flat_out[start : start + chunk.size])
+        _check_chunk(chunk, start, values.shape, where, name, low, high, extra)
+        kernel(as_uint64(chunk), rows[start : start + chunk.size])
     if target is not out:
         out[...] = target
     return out
@@ -241,10 +246,12 @@ def map_objects(
     Object arrays hold exact ints of any size: `high` is for limits of the
     result's layout (a digit width), not of a dtype.
     """
-    rows = out.reshape((-1, *out.shape[values.ndim :]))
+    target, rows = _rows(out, values.ndim)
     for flat, value in enumerate(values.flat):
         index = _index(values.shape, flat)
         rows[flat] = function(check_int(value, where, name, low, high, extra, index))
+    if target is not out:
+        out[...] = target
     return out
 
 

@@ -21,6 +21,7 @@ from numpy.typing import ArrayLike, NDArray
 from fibnim import _backend, _intmath
 from fibnim._checks import (
     NONNEGATIVE,
+    UINT64_MAX,
     Bound,
     Test,
     check_int,
@@ -82,9 +83,10 @@ def _elementwise(
     """The common shape of a one-argument function: scalar, object array or integer array."""
     values = integers(x, where, name)
     if isinstance(values, int):
+        check_int(values, where, name, low, None, extra)
         if out is None:
-            return exact(check_int(values, where, name, low, None, extra))
-        values = np.asarray(values, dtype=object if values > 2**63 - 1 else np.int64)
+            return exact(values)
+        values = np.asarray(values, dtype=np.uint64 if values <= UINT64_MAX else object)
     if values.dtype == object:
         result = result_array(values.shape, bool if dtype is bool else object, out, where)
         return finish(map_objects(exact, values, result, where, name, low, extra), values)
