@@ -18,7 +18,8 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from fibnim import _backend, _intmath
+from fibnim import _backend
+from fibnim._exact import zeckendorf as ints
 from fibnim._checks import (
     NONNEGATIVE,
     UINT64_MAX,
@@ -47,7 +48,7 @@ __all__ = [
 ]
 
 #: F_66 = 27777890035288: every n below it has a 64-bit code (F_2 .. F_65).
-CODE_LIMIT = _intmath.fib(66)
+CODE_LIMIT = ints.fib(66)
 
 Style = Literal["zeckendorf", "silber"]
 
@@ -125,7 +126,7 @@ def fib(k: ArrayLike, *, out: NDArray[np.uint64] | None = None) -> Any:
         OverflowError,
         "is above 93: F_k > 2**64 - 1 for k > 93 (use an int or an object array)",
     )
-    return _elementwise(k, "fib", "k", _intmath.fib, "fib", np.uint64, out, high=high)
+    return _elementwise(k, "fib", "k", ints.fib, "fib", np.uint64, out, high=high)
 
 
 def encode(n: ArrayLike, *, out: NDArray[np.uint64] | None = None) -> Any:
@@ -164,7 +165,7 @@ def encode(n: ArrayLike, *, out: NDArray[np.uint64] | None = None) -> Any:
         f"is F_66 = {CODE_LIMIT} or more: its code does not fit 64 bits "
         "(digits() and to_string() take every uint64; object arrays take any size)",
     )
-    return _elementwise(n, "encode", "n", _intmath.code, "encode", np.uint64, out, high=high)
+    return _elementwise(n, "encode", "n", ints.code, "encode", np.uint64, out, high=high)
 
 
 def decode(code: ArrayLike, *, out: NDArray[np.int64] | None = None) -> Any:
@@ -190,7 +191,7 @@ def decode(code: ArrayLike, *, out: NDArray[np.int64] | None = None) -> Any:
     array([ 0,  1,  2,  3,  4, 12])
     """
     return _elementwise(
-        code, "decode", "code", _intmath.value, "decode", np.int64, out, extra=_ADJACENT
+        code, "decode", "code", ints.value, "decode", np.int64, out, extra=_ADJACENT
     )
 
 
@@ -216,7 +217,7 @@ def lowest_term(n: ArrayLike, *, out: NDArray[np.uint64] | None = None) -> Any:
     >>> fibnim.lowest_term([0, 8, 12, 2**64 - 1])
     array([0, 8, 1, 2], dtype=uint64)
     """
-    return _elementwise(n, "lowest_term", "n", _intmath.lowest_term, "lowest_term", np.uint64, out)
+    return _elementwise(n, "lowest_term", "n", ints.lowest_term, "lowest_term", np.uint64, out)
 
 
 def is_fibonacci(n: ArrayLike, *, out: NDArray[np.bool_] | None = None) -> Any:
@@ -241,15 +242,15 @@ def is_fibonacci(n: ArrayLike, *, out: NDArray[np.bool_] | None = None) -> Any:
     >>> fibnim.is_fibonacci([0, 1, 4, 12200160415121876738])
     array([ True,  True, False,  True])
     """
-    return _elementwise(n, "is_fibonacci", "n", _intmath.is_fibonacci, "is_fibonacci", bool, out)
+    return _elementwise(n, "is_fibonacci", "n", ints.is_fibonacci, "is_fibonacci", bool, out)
 
 
 def _width(values: int | NDArray[Any], extra: int = 0) -> int:
     """The digits the largest value needs (at least 1), plus `extra`."""
     if isinstance(values, int):
-        return _intmath.digit_count(max(values, 0)) + extra
+        return ints.digit_count(max(values, 0)) + extra
     top = values.max() if values.size else 0
-    return _intmath.digit_count(max(int(top), 0)) + extra
+    return ints.digit_count(max(int(top), 0)) + extra
 
 
 def digits(n: ArrayLike, width: int | None = None) -> NDArray[np.uint8]:
@@ -294,11 +295,11 @@ def digits(n: ArrayLike, width: int | None = None) -> NDArray[np.uint8]:
     if width is None:
         width = _width(values)
     high = Bound(
-        _intmath.fib(width + 2) - 1, OverflowError, f"needs more than width={width} digits"
+        ints.fib(width + 2) - 1, OverflowError, f"needs more than width={width} digits"
     )
     result = np.empty((*values.shape, width), dtype=np.uint8)
     if values.dtype == object:
-        exact = lambda v: _digit_list(_intmath.code(v), width)  # noqa: E731
+        exact = lambda v: _digit_list(ints.code(v), width)  # noqa: E731
         return map_objects(exact, values, result, "digits", "n", NONNEGATIVE, high=high)
     return map_array(_kernel("digits"), values, result, "digits", "n", NONNEGATIVE, high)
 
@@ -384,7 +385,7 @@ def to_string(n: ArrayLike, style: Style = "zeckendorf") -> Any:
     suffix = "0" if silber else ""
 
     def exact(value: int) -> str:
-        return "0" if value == 0 else _intmath.bits_to_string(_intmath.code(value)) + suffix
+        return "0" if value == 0 else ints.bits_to_string(ints.code(value)) + suffix
 
     values = integers(n, "to_string", "n")
     if isinstance(values, int):
@@ -420,7 +421,7 @@ def second_canonical(n: ArrayLike) -> Any:
     """
 
     def exact(value: int) -> str:
-        return _intmath.bits_to_string(_intmath.second_canonical_code(value))
+        return ints.bits_to_string(ints.second_canonical_code(value))
 
     values = integers(n, "second_canonical", "n")
     if isinstance(values, int):
@@ -465,7 +466,7 @@ def parse(s: str, style: Style = "zeckendorf") -> int:
     for position, digit in enumerate(s):
         if digit not in "01":
             raise ValueError(f"parse: s[{position}] = {digit!r} is not a digit 0 or 1 (s = {s!r})")
-    return _intmath.value(int(s, 2), lowest=1 if silber else 2)
+    return ints.value(int(s, 2), lowest=1 if silber else 2)
 
 
 def terms(n: int) -> list[int]:
@@ -482,4 +483,4 @@ def terms(n: int) -> list[int]:
     value = integers(n, "terms", "n")
     if not isinstance(value, int):
         raise TypeError("terms: n must be one integer (for arrays, use digits())")
-    return _intmath.terms(check_int(value, "terms", "n"))
+    return ints.terms(check_int(value, "terms", "n"))

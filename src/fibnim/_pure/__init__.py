@@ -2,5 +2,5 @@
 
 Each module here has the same kernel names and signatures as its compiled
 twin: checked uint64 arrays in, results written into `out`. The arithmetic is
-done on Python ints by fibnim._intmath; numpy only carries the data.
+done on Python ints by fibnim._exact; numpy only carries the data.
 """

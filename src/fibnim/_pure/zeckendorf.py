@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from fibnim import _intmath
+from fibnim._exact import zeckendorf as ints
 
 
 def _digit_rows(codes: list[int], out: np.ndarray) -> None:
@@ -17,34 +17,34 @@ def _digit_rows(codes: list[int], out: np.ndarray) -> None:
 
 def fib(k: np.ndarray, out: np.ndarray) -> None:
     """out[i] = F_{k[i]}, k[i] <= 93."""
-    out[:] = [_intmath.fib(x) for x in k.tolist()]
+    out[:] = [ints.fib(x) for x in k.tolist()]
 
 
 def encode(n: np.ndarray, out: np.ndarray) -> None:
     """out[i] = the Zeckendorf code of n[i] < F_66."""
-    out[:] = [_intmath.code(x) for x in n.tolist()]
+    out[:] = [ints.code(x) for x in n.tolist()]
 
 
 def decode(code: np.ndarray, out: np.ndarray) -> None:
     """out[i] = the value of code[i], a code with no two adjacent bits."""
-    out[:] = [_intmath.value(c) for c in code.tolist()]
+    out[:] = [ints.value(c) for c in code.tolist()]
 
 
 def lowest_term(n: np.ndarray, out: np.ndarray) -> None:
     """out[i] = z_1(n[i]), the smallest Zeckendorf term; 0 for 0."""
-    out[:] = [_intmath.lowest_term(x) for x in n.tolist()]
+    out[:] = [ints.lowest_term(x) for x in n.tolist()]
 
 
 def is_fibonacci(n: np.ndarray, out: np.ndarray) -> None:
     """out[i] = 1 if n[i] is a Fibonacci number (0 = F_0 included)."""
-    out[:] = [_intmath.is_fibonacci(x) for x in n.tolist()]
+    out[:] = [ints.is_fibonacci(x) for x in n.tolist()]
 
 
 def digits(n: np.ndarray, out: np.ndarray) -> None:
     """out[i] = the digits of n[i] for F_{w+1} .. F_2, w = out.shape[1] >= its digit count."""
-    _digit_rows([_intmath.code(x) for x in n.tolist()], out)
+    _digit_rows([ints.code(x) for x in n.tolist()], out)
 
 
 def second_canonical_digits(n: np.ndarray, out: np.ndarray) -> None:
     """out[i] = the second canonical digits of n[i] >= 1 for F_w .. F_1, w = out.shape[1]."""
-    _digit_rows([_intmath.second_canonical_code(x) for x in n.tolist()], out)
+    _digit_rows([ints.second_canonical_code(x) for x in n.tolist()], out)

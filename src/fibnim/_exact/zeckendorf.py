@@ -1,4 +1,4 @@
-"""Exact arithmetic of the Fibonacci number system on Python ints, any size.
+"""The Zeckendorf number system on Python ints, exact for any size.
 
 The reference the kernels are held against: plain greedy Zeckendorf, written
 to be obviously right. The pure twin's kernels and the public scalar paths use
