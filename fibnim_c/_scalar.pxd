@@ -20,6 +20,46 @@ cdef extern from *:
     #define fibnim_ctz64(x) __builtin_ctzll(x)
     #endif
 
+    #if defined(_MSC_VER)
+    #define FIBNIM_INLINE static __inline
+    #else
+    #define FIBNIM_INLINE static inline
+    #endif
+
+    /* The 128-bit product a * b: the high half returned, the low one in *low.
+       FIBNIM_PORTABLE_MUL forces the 32-bit-limb version that every C compiler
+       takes (the tests build with it too). */
+    #if !defined(FIBNIM_PORTABLE_MUL) && defined(__SIZEOF_INT128__)
+    FIBNIM_INLINE uint64_t fibnim_mul128(uint64_t a, uint64_t b, uint64_t *low) {
+        unsigned __int128 p = (unsigned __int128)a * b;
+        *low = (uint64_t)p;
+        return (uint64_t)(p >> 64);
+    }
+    #elif !defined(FIBNIM_PORTABLE_MUL) && defined(_MSC_VER) && defined(_M_X64)
+    FIBNIM_INLINE uint64_t fibnim_mul128(uint64_t a, uint64_t b, uint64_t *low) {
+        uint64_t high;
+        *low = _umul128(a, b, &high);
+        return high;
+    }
+    #elif !defined(FIBNIM_PORTABLE_MUL) && defined(_MSC_VER) && defined(_M_ARM64)
+    FIBNIM_INLINE uint64_t fibnim_mul128(uint64_t a, uint64_t b, uint64_t *low) {
+        *low = a * b;
+        return __umulh(a, b);
+    }
+    #else
+    FIBNIM_INLINE uint64_t fibnim_mul128(uint64_t a, uint64_t b, uint64_t *low) {
+        uint64_t a0 = (uint32_t)a, a1 = a >> 32, b0 = (uint32_t)b, b1 = b >> 32;
+        uint64_t p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
+        uint64_t middle = (p00 >> 32) + (uint32_t)p01 + (uint32_t)p10;  /* < 3 * 2**32 */
+        *low = (middle << 32) | (uint32_t)p00;
+        return p11 + (p01 >> 32) + (p10 >> 32) + (middle >> 32);
+    }
+    #endif
+
+    /* phi - 1 = 1/phi in 128-bit fixed point: floor((phi - 1) * 2**128). */
+    #define FIBNIM_PHI_HI UINT64_C(0x9e3779b97f4a7c15)
+    #define FIBNIM_PHI_LO UINT64_C(0xf39cc0605cedc834)
+
     /* Fixed-point constants of encode: c_j = floor(2**(40 + a_j) / phi**j) for
        (j, a_j) = (44, 23), (22, 8), and rho = floor(0.45 * 2**40). */
     #define FIBNIM_C44 UINT64_C(5880761355)
@@ -39,6 +79,9 @@ cdef extern from *:
     static uint64_t fibnim_byte_value[8][256];
     """
     int ctz64 "fibnim_ctz64"(uint64_t x) noexcept nogil
+    uint64_t mul128 "fibnim_mul128"(uint64_t a, uint64_t b, uint64_t* low) noexcept nogil
+    const uint64_t PHI_HI "FIBNIM_PHI_HI"
+    const uint64_t PHI_LO "FIBNIM_PHI_LO"
     uint64_t FIB "fibnim_fib"[94]
     uint32_t CODE "fibnim_code"[46369]
     uint64_t S44 "fibnim_s44"[17712]
@@ -156,3 +199,63 @@ cdef inline int lowest_index(uint64_t lo, uint64_t hi) noexcept nogil:
     if lo:
         return ctz64(lo) + 2
     return ctz64(hi) + 66
+
+
+cdef inline uint64_t decode_wide(uint64_t lo, uint64_t hi) noexcept nogil:
+    """The value of a code of up to 92 bits: lo holds bits 0..63, hi bits 64..91."""
+    cdef uint64_t value = decode(lo)
+    cdef int i
+    while hi:
+        i = ctz64(hi)
+        value += FIB[i + FIB_LIMIT_INDEX]
+        hi &= hi - 1
+    return value
+
+
+# Wythoff arithmetic for 0 <= m <= 2**63 (spec/math.md section 4).
+#
+# With F = floor((phi - 1) 2**128) (PHI_HI, PHI_LO), m F / 2**128 falls short of
+# m (phi - 1) by less than m / 2**128 <= 2**-65. For integers k, m >= 1,
+# (k - m phi)(k - m psi) = k^2 - k m - m^2 is a non-zero integer, so
+# |k - m phi| >= 1 / (k + m / phi) >= 1 / (sqrt5 m + 1) > 2**-65 for m <= 2**63:
+# m phi, and so m (phi - 1), is never within 2**-65 of an integer. Hence the
+# integer part of m F / 2**128 is exactly floor(m (phi - 1)), and its
+# fractional part lies on the same side of any m' phi-fraction as the true one.
+
+cdef inline uint64_t golden_split(uint64_t m, uint64_t* frac_hi, uint64_t* frac_lo) noexcept nogil:
+    """floor(m (phi - 1)); the top 128 bits of the fraction go to frac_hi, frac_lo."""
+    cdef uint64_t low_of_hi, low_of_lo
+    cdef uint64_t high_of_hi = mul128(m, PHI_HI, &low_of_hi)
+    cdef uint64_t high_of_lo = mul128(m, PHI_LO, &low_of_lo)
+    frac_hi[0] = low_of_hi + high_of_lo
+    frac_lo[0] = low_of_lo
+    return high_of_hi + (frac_hi[0] < high_of_lo)  # the carry out of the middle word
+
+
+cdef inline uint64_t golden_floor(uint64_t m) noexcept nogil:
+    """floor(m (phi - 1)) for m <= 2**63."""
+    cdef uint64_t frac_hi, frac_lo
+    return golden_split(m, &frac_hi, &frac_lo)
+
+
+cdef inline uint64_t beatty(uint64_t m) noexcept nogil:
+    """a_m = floor(m phi) for m <= 2**63 - 1."""
+    return m + golden_floor(m)
+
+
+cdef inline bint lower_index(uint64_t x, uint64_t* n) noexcept nogil:
+    """Whether x >= 1 is an A-number; n gets the index of its safe pair.
+
+    The A-numbers up to x number floor((x + 1)(phi - 1)); x is one of them
+    exactly when frac((x + 1) phi) < phi - 1, one product for both answers.
+    """
+    cdef uint64_t frac_hi, frac_lo
+    cdef uint64_t below = golden_split(x + 1, &frac_hi, &frac_lo)
+    cdef bint lower = frac_hi < PHI_HI or (frac_hi == PHI_HI and frac_lo < PHI_LO)
+    n[0] = below if lower else x - below
+    return lower
+
+
+cdef inline bint normal_safe(uint64_t small, uint64_t large) noexcept nogil:
+    # (small, large) is a P-position iff small = a_d, d = large - small ((0, 0) for d = 0)
+    return small == beatty(large - small)

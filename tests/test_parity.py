@@ -23,8 +23,8 @@ def both(function, *args, **kwargs):
     return results
 
 
-def assert_same(function, values, **kwargs):
-    compiled, pure = both(function, values, **kwargs)
+def assert_same(function, *values, **kwargs):
+    compiled, pure = both(function, *values, **kwargs)
     assert compiled.dtype == pure.dtype and compiled.shape == pure.shape
     assert (compiled == pure).all(), function.__name__
 
@@ -86,3 +86,44 @@ def test_same_errors():
             fibnim.encode(bad)
         messages.append(str(info.value))
     assert messages[0] == messages[1]
+
+
+# --- Wythoff's Nim -----------------------------------------------------------------------
+
+INT64_MAX = 2**63 - 1
+PILES = np.array(edge_values(INT64_MAX), dtype=np.int64)
+RANDOM_PILES = (
+    rng.integers(0, INT64_MAX, size=3_000, dtype=np.int64, endpoint=True)
+    >> rng.integers(0, 63, size=3_000)
+).astype(np.int64)
+
+
+def assert_same_tuple(function, *args, **kwargs):
+    compiled, pure = both(function, *args, **kwargs)
+    for c, p in zip(compiled, pure, strict=True):
+        assert c.dtype == p.dtype and c.shape == p.shape
+        assert (c == p).all(), function.__name__
+
+
+@pytest.mark.parametrize("values", [PILES, RANDOM_PILES], ids=["edges", "random"])
+def test_wythoff_one_pile(values):
+    assert_same(fibnim.wythoff.is_lower, values)
+    assert_same(fibnim.wythoff.is_upper, values)
+    assert_same(fibnim.wythoff.index, values)
+    assert_same_tuple(fibnim.wythoff.array_position, values[values > 0])
+    fits = values[values <= fibnim.wythoff.PAIR_LIMIT]
+    assert_same_tuple(fibnim.wythoff.pair, fits)
+    assert_same(fibnim.wythoff.partner, values[fibnim.wythoff.is_upper(values) | (values < 2**62)])
+
+
+@pytest.mark.parametrize("misere", [False, True])
+def test_wythoff_two_piles(misere):
+    a, b = fibnim.wythoff.pair(RANDOM_PILES[RANDOM_PILES <= fibnim.wythoff.PAIR_LIMIT])
+    x = np.concatenate([a, b, a, RANDOM_PILES, PILES[:, None].repeat(3, 1).ravel()])
+    y = np.concatenate(
+        [b, a, np.maximum(b - 1, 0), RANDOM_PILES[::-1], np.tile(PILES[:3], len(PILES))]
+    )
+    assert_same(fibnim.wythoff.is_safe, x, y, misere=misere)
+    assert_same_tuple(fibnim.wythoff.winning_move, x, y, misere=misere)
+    small = np.arange(40)
+    assert_same_tuple(fibnim.wythoff.winning_move, small[:, None], small, misere=misere)

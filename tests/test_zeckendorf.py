@@ -9,7 +9,7 @@ import pytest
 from _support import UINT64_MAX, F, edge_values
 
 import fibnim
-from fibnim import _backend, _checks
+from fibnim import _apply, _backend
 
 F66 = F[66]
 
@@ -234,7 +234,7 @@ def test_zero_d_and_empty_arrays():
 
 
 def test_chunk_boundaries(monkeypatch):
-    monkeypatch.setattr(_checks, "CHUNK", 7)
+    monkeypatch.setattr(_apply, "CHUNK", 7)
     n = np.arange(50, dtype=np.int64)[::-1].copy()
     assert fibnim.encode(n).tolist() == [greedy_code(v) for v in n.tolist()]
     assert fibnim.digits(n).tolist() == fibnim.digits(n.tolist()).tolist()

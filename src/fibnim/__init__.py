@@ -1,13 +1,14 @@
 """fibnim: the Fibonacci number system over numpy arrays, and the games it solves.
 
-Everything in `fibnim.zeckendorf` is available here too. `fibnim.backend`
+Everything in `fibnim.zeckendorf` is available here too; `fibnim.wythoff`
+answers Wythoff's Nim. `fibnim.backend`
 says which kernels run: "cython" (the compiled core) or "python" (the pure
 twin, exact and slow).
 """
 
 from __future__ import annotations
 
-from fibnim import _backend
+from fibnim import _backend, wythoff
 from fibnim._version import __version__
 from fibnim.zeckendorf import (
     CODE_LIMIT,
@@ -37,6 +38,7 @@ __all__ = [
     "second_canonical",
     "terms",
     "to_string",
+    "wythoff",
 ]
 
 

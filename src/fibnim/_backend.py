@@ -17,7 +17,7 @@ import importlib
 import os
 from types import ModuleType
 
-TOPICS = ("zeckendorf",)
+TOPICS = ("zeckendorf", "wythoff")
 
 
 def _flag(name: str) -> bool:

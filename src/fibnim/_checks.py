@@ -6,19 +6,15 @@ Python ints are answered exactly. Floats (NaN included) and bools are refused
 with TypeError, negative values with ValueError, values that do not fit with
 OverflowError; every message names the value and its index.
 
-`map_array` validates and converts an array chunk by chunk (so no temporary
-grows with the input) and hands each checked, native, C-contiguous uint64
-chunk to a kernel.
+fibnim._apply drives the kernels over arrays with these checks, chunk by chunk.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import numpy as np
-
-CHUNK = 1 << 16  # elements per kernel call: the chunk and its output stay in L2
 
 UINT64_MAX = 2**64 - 1
 
@@ -99,11 +95,11 @@ def integers(x: Any, where: str, name: str = "n") -> int | np.ndarray:
 def _object_ints(array: np.ndarray, where: str, name: str) -> np.ndarray:
     result = np.empty(array.shape, dtype=object)
     for flat, value in enumerate(array.flat):
-        result.flat[flat] = _as_int(value, where, name, _index(array.shape, flat))
+        result.flat[flat] = _as_int(value, where, name, element_index(array.shape, flat))
     return result
 
 
-def _index(shape: tuple[int, ...], flat: int) -> tuple[int, ...] | None:
+def element_index(shape: tuple[int, ...], flat: int) -> tuple[int, ...] | None:
     return tuple(int(i) for i in np.unravel_index(flat, shape)) if shape else None
 
 
@@ -127,17 +123,11 @@ def check_int(
     return value
 
 
-def _chunks(values: np.ndarray) -> Iterator[tuple[int, np.ndarray]]:
-    """(offset, 1-d chunk) over values in C order; copies only one chunk at a time."""
-    flat = values.reshape(-1) if values.flags.c_contiguous else values.flat
-    for start in range(0, values.size, CHUNK):
-        yield start, flat[start : start + CHUNK]
-
-
-def _check_chunk(
+def check_chunk(
     chunk: np.ndarray,
     start: int,
     shape: tuple[int, ...],
+    own_shape: tuple[int, ...],
     where: str,
     name: str,
     low: Bound | None,
@@ -166,95 +156,13 @@ def _check_chunk(
     for test, bound in tests:
         bad = np.flatnonzero(test(chunk))
         if bad.size:
-            flat = start + int(bad[0])
-            raise refuse(where, name, _index(shape, flat), int(chunk[bad[0]]), bound)
+            index = own_index(element_index(shape, start + int(bad[0])), own_shape)
+            raise refuse(where, name, index, int(chunk[bad[0]]), bound)
 
 
-def as_uint64(chunk: np.ndarray) -> np.ndarray:
-    """A checked (non-negative) chunk as native contiguous uint64, without a copy when possible."""
-    if chunk.dtype == np.uint64 and chunk.flags.c_contiguous:
-        return chunk
-    if chunk.dtype == np.int64 and chunk.flags.c_contiguous:
-        return chunk.view(np.uint64)
-    return np.ascontiguousarray(chunk, dtype=np.uint64)
-
-
-def result_array(
-    shape: tuple[int, ...], dtype: np.dtype | type, out: np.ndarray | None, where: str
-) -> np.ndarray:
-    """A new result array, or `out` once its shape and dtype are checked."""
-    if out is None:
-        return np.empty(shape, dtype=dtype)
-    if not isinstance(out, np.ndarray):
-        raise TypeError(f"{where}: out must be a numpy array, not {type(out).__name__}")
-    if out.shape != shape or out.dtype != np.dtype(dtype):
-        raise ValueError(
-            f"{where}: out must have shape {shape} and dtype {np.dtype(dtype)}, "
-            f"not shape {out.shape} and dtype {out.dtype}"
-        )
-    if not out.flags.writeable:
-        raise ValueError(f"{where}: out is read-only")
-    return out
-
-
-def _rows(out: np.ndarray, ndim: int) -> tuple[np.ndarray, np.ndarray]:
-    """(target, rows): a C-contiguous array to fill (`out` itself when it is one), and
-    a view of it with one row per input element (the first `ndim` axes flattened)."""
-    target = out if out.flags.c_contiguous else np.empty_like(out, order="C")
-    return target, target.reshape((-1, *out.shape[ndim:]))
-
-
-def map_array(
-    kernel: Callable[[np.ndarray, np.ndarray], None],
-    values: np.ndarray,
-    out: np.ndarray,
-    where: str,
-    name: str = "n",
-    low: Bound | None = NONNEGATIVE,
-    high: Bound | None = None,
-    extra: tuple[tuple[Test, Bound], ...] = (),
-) -> np.ndarray:
-    """Check `values` (an integer ndarray) and run `kernel(chunk, out_chunk)` over it.
-
-    `out` has the shape of `values`, possibly with trailing axes of its own
-    (digits). Bool results are handed to the kernel as uint8.
-    """
-    target, rows = _rows(out, values.ndim)
-    if rows.dtype == np.bool_:
-        rows = rows.view(np.uint8)
-    for start, chunk in _chunks(values):
-        _check_chunk(chunk, start, values.shape, where, name, low, high, extra)
-        kernel(as_uint64(chunk), rows[start : start + chunk.size])
-    if target is not out:
-        out[...] = target
-    return out
-
-
-def map_objects(
-    function: Callable[[int], Any],
-    values: np.ndarray,
-    out: np.ndarray,
-    where: str,
-    name: str = "n",
-    low: Bound | None = NONNEGATIVE,
-    extra: tuple[tuple[Test, Bound], ...] = (),
-    high: Bound | None = None,
-) -> np.ndarray:
-    """`function` on each checked Python int of an object array, into `out`.
-
-    `out` has the shape of `values`, possibly with trailing axes of its own.
-    Object arrays hold exact ints of any size: `high` is for limits of the
-    result's layout (a digit width), not of a dtype.
-    """
-    target, rows = _rows(out, values.ndim)
-    for flat, value in enumerate(values.flat):
-        index = _index(values.shape, flat)
-        rows[flat] = function(check_int(value, where, name, low, high, extra, index))
-    if target is not out:
-        out[...] = target
-    return out
-
-
-def finish(result: np.ndarray, values: np.ndarray) -> Any:
-    """0-d in, scalar out, as numpy ufuncs do; otherwise the array."""
-    return result[()] if values.ndim == 0 else result
+def own_index(index: tuple[int, ...] | None, own_shape: tuple[int, ...]) -> tuple[int, ...] | None:
+    """An index into the broadcast shape, as an index into the argument itself."""
+    if index is None or not own_shape:
+        return None if not own_shape else index
+    index = index[len(index) - len(own_shape) :]
+    return tuple(0 if size == 1 else i for i, size in zip(index, own_shape, strict=True))

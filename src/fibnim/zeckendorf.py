@@ -16,22 +16,12 @@ from __future__ import annotations
 from typing import Any, Literal
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike, DTypeLike, NDArray
 
 from fibnim import _backend
+from fibnim._apply import apply, finish, map_arrays, map_objects
+from fibnim._checks import NONNEGATIVE, Bound, Test, check_int, integers
 from fibnim._exact import zeckendorf as ints
-from fibnim._checks import (
-    NONNEGATIVE,
-    UINT64_MAX,
-    Bound,
-    Test,
-    check_int,
-    finish,
-    integers,
-    map_array,
-    map_objects,
-    result_array,
-)
 
 __all__ = [
     "CODE_LIMIT",
@@ -75,25 +65,21 @@ def _elementwise(
     name: str,
     exact: Any,
     kernel: str,
-    dtype: type,
+    dtype: DTypeLike,
     out: NDArray[Any] | None,
-    low: Bound | None = NONNEGATIVE,
     high: Bound | None = None,
     extra: tuple[tuple[Test, Bound], ...] = (),
 ) -> Any:
-    """The common shape of a one-argument function: scalar, object array or integer array."""
-    values = integers(x, where, name)
-    if isinstance(values, int):
-        check_int(values, where, name, low, None, extra)
-        if out is None:
-            return exact(values)
-        values = np.asarray(values, dtype=np.uint64 if values <= UINT64_MAX else object)
-    if values.dtype == object:
-        result = result_array(values.shape, bool if dtype is bool else object, out, where)
-        return finish(map_objects(exact, values, result, where, name, low, extra), values)
-    result = result_array(values.shape, dtype, out, where)
-    return finish(
-        map_array(_kernel(kernel), values, result, where, name, low, high, extra), values
+    """A one-argument function: scalar, object array or integer array."""
+    return apply(
+        where,
+        [(x, name)],
+        exact,
+        _kernel(kernel),
+        [dtype],
+        high=high,
+        extra=extra,
+        outs=None if out is None else [out],
     )
 
 
@@ -294,14 +280,14 @@ def digits(n: ArrayLike, width: int | None = None) -> NDArray[np.uint8]:
         values = np.asarray(values, dtype=object)
     if width is None:
         width = _width(values)
-    high = Bound(
-        ints.fib(width + 2) - 1, OverflowError, f"needs more than width={width} digits"
-    )
+    high = Bound(ints.fib(width + 2) - 1, OverflowError, f"needs more than width={width} digits")
     result = np.empty((*values.shape, width), dtype=np.uint8)
     if values.dtype == object:
         exact = lambda v: _digit_list(ints.code(v), width)  # noqa: E731
-        return map_objects(exact, values, result, "digits", "n", NONNEGATIVE, high=high)
-    return map_array(_kernel("digits"), values, result, "digits", "n", NONNEGATIVE, high)
+        map_objects(exact, [values], ["n"], [result], "digits", NONNEGATIVE, high)
+    else:
+        map_arrays(_kernel("digits"), [values], ["n"], [result], "digits", NONNEGATIVE, high)
+    return result
 
 
 def _digit_list(bits: int, width: int) -> list[int]:
@@ -343,7 +329,8 @@ def _string_array(
     values = x
     result = np.empty(values.shape, dtype=f"U{width + len(suffix)}")
     if values.dtype == object:
-        return map_objects(exact, values, result, where, "n", NONNEGATIVE, extra)
+        map_objects(exact, [values], ["n"], [result], where, NONNEGATIVE, None, extra)
+        return result
     digit_rows = _kernel(kernel)
 
     def write(chunk: NDArray[np.uint64], out: NDArray[np.str_]) -> None:
@@ -352,7 +339,8 @@ def _string_array(
         text = _strings(rows)
         out[:] = np.where(text == "0", text, np.strings.add(text, suffix)) if suffix else text
 
-    return map_array(write, values, result, where, "n", NONNEGATIVE, None, extra)
+    map_arrays(write, [values], ["n"], [result], where, NONNEGATIVE, None, extra)
+    return result
 
 
 def to_string(n: ArrayLike, style: Style = "zeckendorf") -> Any:
@@ -392,7 +380,7 @@ def to_string(n: ArrayLike, style: Style = "zeckendorf") -> Any:
         return exact(check_int(values, "to_string", "n"))
     return finish(
         _string_array(values, "to_string", exact, "digits", _width(values), suffix),
-        values,
+        values.ndim,
     )
 
 
@@ -431,7 +419,7 @@ def second_canonical(n: ArrayLike) -> Any:
         _string_array(
             values, "second_canonical", exact, "second_canonical_digits", width, "", _POSITIVE
         ),
-        values,
+        values.ndim,
     )
 
 

@@ -1,0 +1,211 @@
+"""Running kernels over arguments: scalars, integer arrays, object arrays.
+
+`apply` is the shape every public function shares: scalars go to the exact
+Python-int function; integer arrays are broadcast, checked and converted one
+chunk at a time (so no temporary grows with the input) and handed to the
+active backend's kernel as native, C-contiguous uint64; object arrays go,
+element by element, to the exact function again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+import numpy as np
+from numpy.typing import DTypeLike
+
+from fibnim._checks import (
+    NONNEGATIVE,
+    Bound,
+    Test,
+    check_chunk,
+    check_int,
+    element_index,
+    integers,
+    own_index,
+    refuse,
+)
+
+CHUNK = 1 << 16  # elements per kernel call: a chunk and its outputs stay in L2
+
+INT64_MAX = 2**63 - 1
+UINT64_MAX = 2**64 - 1
+
+
+def _chunks(values: np.ndarray) -> Iterator[np.ndarray]:
+    """1-d chunks of values in C order; copies only one chunk at a time."""
+    flat = values.reshape(-1) if values.flags.c_contiguous else values.flat
+    for start in range(0, values.size, CHUNK):
+        yield flat[start : start + CHUNK]
+
+
+def as_uint64(chunk: np.ndarray) -> np.ndarray:
+    """A checked (non-negative) chunk as native contiguous uint64, without a copy when possible."""
+    if chunk.dtype == np.uint64 and chunk.flags.c_contiguous:
+        return chunk
+    if chunk.dtype == np.int64 and chunk.flags.c_contiguous:
+        return chunk.view(np.uint64)
+    return np.ascontiguousarray(chunk, dtype=np.uint64)
+
+
+def result_array(
+    shape: tuple[int, ...], dtype: DTypeLike, out: np.ndarray | None, where: str
+) -> np.ndarray:
+    """A new result array, or `out` once its shape and dtype are checked."""
+    if out is None:
+        return np.empty(shape, dtype=dtype)
+    if not isinstance(out, np.ndarray):
+        raise TypeError(f"{where}: out must be a numpy array, not {type(out).__name__}")
+    if out.shape != shape or out.dtype != np.dtype(dtype):
+        raise ValueError(
+            f"{where}: out must have shape {shape} and dtype {np.dtype(dtype)}, "
+            f"not shape {out.shape} and dtype {out.dtype}"
+        )
+    if not out.flags.writeable:
+        raise ValueError(f"{where}: out is read-only")
+    return out
+
+
+def _rows(out: np.ndarray, ndim: int) -> tuple[np.ndarray, np.ndarray]:
+    """(target, rows): a C-contiguous array to fill (`out` itself when it is one), and
+    a view of it with one row per input element (the first `ndim` axes flattened)."""
+    target = out if out.flags.c_contiguous else np.empty_like(out, order="C")
+    return target, target.reshape((-1, *out.shape[ndim:]))
+
+
+def _copy_back(targets: Sequence[np.ndarray], outs: Sequence[np.ndarray]) -> None:
+    for target, out in zip(targets, outs, strict=True):
+        if target is not out:
+            out[...] = target
+
+
+def map_arrays(
+    kernel: Callable[..., Any],
+    inputs: Sequence[np.ndarray],
+    names: Sequence[str],
+    outs: Sequence[np.ndarray],
+    where: str,
+    low: Bound | None = NONNEGATIVE,
+    high: Bound | None = None,
+    extra: tuple[tuple[Test, Bound], ...] = (),
+    options: tuple[Any, ...] = (),
+    result_bound: Bound | None = None,
+) -> None:
+    """Check integer arrays and run `kernel(*chunks, *out_chunks, *options)` over them.
+
+    The inputs are broadcast together; every out has the broadcast shape,
+    possibly with trailing axes of its own (digits). Bool results are handed to
+    the kernel as uint8. A kernel whose answer may not fit its output returns
+    the chunk index of the first such element (or -1); `result_bound` says why,
+    naming that element of the first input.
+    """
+    shape = np.broadcast_shapes(*(a.shape for a in inputs))
+    spread = [a if a.shape == shape else np.broadcast_to(a, shape) for a in inputs]
+    targets, rows = zip(*(_rows(out, len(shape)) for out in outs), strict=True)
+    rows = tuple(r.view(np.uint8) if r.dtype == np.bool_ else r for r in rows)
+    start = 0
+    for chunks in zip(*(_chunks(a) for a in spread), strict=True):
+        for chunk, own, name in zip(chunks, inputs, names, strict=True):
+            check_chunk(chunk, start, shape, own.shape, where, name, low, high, extra)
+        stop = start + chunks[0].size
+        bad = kernel(*map(as_uint64, chunks), *(r[start:stop] for r in rows), *options)
+        if result_bound is not None and bad is not None and bad >= 0:
+            index = own_index(element_index(shape, start + bad), inputs[0].shape)
+            raise refuse(where, names[0], index, int(chunks[0][bad]), result_bound)
+        start = stop
+    _copy_back(targets, outs)
+
+
+def map_objects(
+    function: Callable[..., Any],
+    inputs: Sequence[np.ndarray],
+    names: Sequence[str],
+    outs: Sequence[np.ndarray],
+    where: str,
+    low: Bound | None = NONNEGATIVE,
+    high: Bound | None = None,
+    extra: tuple[tuple[Test, Bound], ...] = (),
+) -> None:
+    """`function` on each checked tuple of Python ints of broadcast object arrays.
+
+    One output: function returns its element (a row, for trailing axes). More:
+    function returns a tuple. Object arrays hold exact ints of any size, so
+    `high` is only for limits of the result's layout (a digit width).
+    """
+    shape = np.broadcast_shapes(*(a.shape for a in inputs))
+    targets, rows = zip(*(_rows(out, len(shape)) for out in outs), strict=True)
+    for flat, values in enumerate(np.broadcast(*inputs) if len(inputs) > 1 else inputs[0].flat):
+        values = values if len(inputs) > 1 else (values,)
+        here = element_index(shape, flat)
+        checked = [
+            check_int(v, where, name, low, high, extra, own_index(here, own.shape))
+            for v, own, name in zip(values, inputs, names, strict=True)
+        ]
+        result = function(*checked)
+        if len(rows) == 1:
+            rows[0][flat] = result
+        else:
+            for row, value in zip(rows, result, strict=True):
+                row[flat] = value
+    _copy_back(targets, outs)
+
+
+def _as_array(value: int | np.ndarray) -> np.ndarray:
+    """A scalar among arrays, as the smallest fitting 0-d array (object beyond uint64)."""
+    if isinstance(value, np.ndarray):
+        return value
+    if -INT64_MAX - 1 <= value <= INT64_MAX:
+        return np.asarray(value, dtype=np.int64)
+    return np.asarray(value, dtype=np.uint64 if 0 <= value <= UINT64_MAX else object)
+
+
+def finish(result: np.ndarray, ndim: int) -> Any:
+    """0-d in, scalar out, as numpy ufuncs do; otherwise the array."""
+    return result[()] if ndim == 0 else result
+
+
+def apply(
+    where: str,
+    arguments: Sequence[tuple[Any, str]],
+    exact: Callable[..., Any],
+    kernel: Callable[..., Any],
+    dtypes: Sequence[DTypeLike],
+    *,
+    low: Bound | None = NONNEGATIVE,
+    high: Bound | None = None,
+    extra: tuple[tuple[Test, Bound], ...] = (),
+    options: tuple[Any, ...] = (),
+    result_bound: Bound | None = None,
+    outs: Sequence[np.ndarray | None] | None = None,
+    element: Callable[..., Any] | None = None,
+) -> Any:
+    """One public call: `arguments` are (value, name) pairs.
+
+    All scalars: `exact(*ints)`, exact for any size. Otherwise arrays of the
+    broadcast shape, one per dtype: from `kernel` for integer arrays (checked
+    against low, high and extra; high only applies to fixed-width arrays), or
+    from `element` (default `exact`) per element when any argument is an object
+    array, with object results where the dtype is an integer one.
+    """
+    values = [integers(value, where, name) for value, name in arguments]
+    names = [name for _, name in arguments]
+    if outs is None and all(isinstance(v, int) for v in values):
+        for v, name in zip(values, names, strict=True):
+            check_int(v, where, name, low, None, extra)
+        return exact(*values)
+    arrays = [_as_array(v) for v in values]
+    shape = np.broadcast_shapes(*(a.shape for a in arrays))
+    wanted = outs if outs is not None else [None] * len(dtypes)
+    if any(a.dtype == object for a in arrays):
+        arrays = [a.astype(object) for a in arrays]
+        kinds = [dtype if np.dtype(dtype).kind in "bU" else object for dtype in dtypes]
+        results = [result_array(shape, k, o, where) for k, o in zip(kinds, wanted, strict=True)]
+        map_objects(element or exact, arrays, names, results, where, low, None, extra)
+    else:
+        results = [result_array(shape, d, o, where) for d, o in zip(dtypes, wanted, strict=True)]
+        map_arrays(kernel, arrays, names, results, where, low, high, extra, options, result_bound)
+    finished = [
+        r if o is not None else finish(r, len(shape)) for r, o in zip(results, wanted, strict=True)
+    ]
+    return finished[0] if len(finished) == 1 else tuple(finished)

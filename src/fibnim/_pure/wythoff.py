@@ -1,0 +1,62 @@
+"""Pure twin of fibnim._wythoff (fibnim_c/_wythoff.pyx)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from fibnim._exact import wythoff as ints
+
+INT64_MAX = 2**63 - 1
+
+
+def pair(n: np.ndarray, a: np.ndarray, b: np.ndarray) -> None:
+    """(a[i], b[i]) = (a_n, b_n) for n = n[i]."""
+    pairs = [ints.pair(v) for v in n.tolist()]
+    a[:] = [p[0] for p in pairs]
+    b[:] = [p[1] for p in pairs]
+
+
+def is_safe(x: np.ndarray, y: np.ndarray, out: np.ndarray, misere: bool) -> None:
+    """out[i] = 1 where (x[i], y[i]) is a P-position."""
+    out[:] = [ints.is_safe(p, q, misere) for p, q in zip(x.tolist(), y.tolist(), strict=True)]
+
+
+def is_lower(x: np.ndarray, out: np.ndarray) -> None:
+    """out[i] = 1 where x[i] is an A-number."""
+    out[:] = [ints.is_lower(v) for v in x.tolist()]
+
+
+def is_upper(x: np.ndarray, out: np.ndarray) -> None:
+    """out[i] = 1 where x[i] is a B-number."""
+    out[:] = [v > 0 and not ints.is_lower(v) for v in x.tolist()]
+
+
+def index(x: np.ndarray, out: np.ndarray) -> None:
+    """out[i] = the n of the safe pair holding x[i]; 0 for 0."""
+    out[:] = [ints.index(v) for v in x.tolist()]
+
+
+def partner(x: np.ndarray, out: np.ndarray) -> int:
+    """out[i] = the other member of x[i]'s safe pair. Returns the first i whose
+    partner exceeds 2**63 - 1 (a large A-number), or -1."""
+    partners = [ints.partner(v) for v in x.tolist()]
+    too_large = [i for i, p in enumerate(partners) if p > INT64_MAX]
+    out[:] = [p if p <= INT64_MAX else 0 for p in partners]
+    return too_large[0] if too_large else -1
+
+
+def winning_move(
+    x: np.ndarray, y: np.ndarray, tx: np.ndarray, ty: np.ndarray, misere: bool
+) -> None:
+    """(tx[i], ty[i]) = Silber's winning move from (x[i], y[i]), in pile order; -1 where
+    there is none."""
+    moves = [ints.winning_move(p, q, misere) for p, q in zip(x.tolist(), y.tolist(), strict=True)]
+    tx[:] = [-1 if m is None else m[0] for m in moves]
+    ty[:] = [-1 if m is None else m[1] for m in moves]
+
+
+def array_position(x: np.ndarray, row: np.ndarray, column: np.ndarray) -> None:
+    """(row[i], column[i]) = the 1-based place of x[i] >= 1 in the Wythoff array."""
+    places = [ints.array_position(v) for v in x.tolist()]
+    row[:] = [p[0] for p in places]
+    column[:] = [p[1] for p in places]

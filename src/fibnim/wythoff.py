@@ -1,0 +1,422 @@
+"""Wythoff's Nim: safe pairs, winning moves, misere play (spec/math.md section 4).
+
+Two piles (x, y); a move takes any number of counters from one pile, or the
+same number from both. The P-positions (safe pairs) are (0, 0) and
+(a_n, b_n), (b_n, a_n) for n >= 1, with a_n = floor(n phi) (the A-numbers)
+and b_n = a_n + n (the B-numbers).
+
+Scalars give exact Python results of any size. Arrays (broadcast between x
+and y) give bool and int64 arrays; they take values up to 2**63 - 1, and
+object arrays of Python ints take any size. Every answer is exact: a_n comes
+from a 128-bit fixed-point product, never from floating point.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from fibnim import _backend
+from fibnim._apply import INT64_MAX, apply
+from fibnim._checks import Bound, check_int, integers
+from fibnim._exact import wythoff as ints
+from fibnim._exact import zeckendorf as zeck
+
+__all__ = [
+    "PAIR_LIMIT",
+    "array",
+    "array_position",
+    "explain",
+    "index",
+    "is_lower",
+    "is_safe",
+    "is_upper",
+    "pair",
+    "partner",
+    "winning_move",
+    "winning_moves",
+]
+
+#: The largest n whose b_n fits int64: b_n <= 2**63 - 1 for n <= PAIR_LIMIT.
+PAIR_LIMIT = 3523014627193176565
+
+_PILE = Bound(
+    INT64_MAX,
+    OverflowError,
+    "is above 2**63 - 1, the largest value fibnim's integer arrays take "
+    "(an object array of Python ints takes any size)",
+)
+
+
+def _kernel(name: str) -> Any:
+    return getattr(_backend.kernels("wythoff"), name)
+
+
+def pair(n: ArrayLike) -> Any:
+    """The n-th safe pair (a_n, b_n): a_n = floor(n phi), b_n = a_n + n.
+
+    Parameters
+    ----------
+    n : int or array_like of int
+        n >= 0; (0, 0) for n = 0. Integer arrays take n <= `PAIR_LIMIT` =
+        3523014627193176565, where b_n still fits int64.
+
+    Returns
+    -------
+    tuple of int, or tuple of two int64 arrays
+
+    Examples
+    --------
+    >>> from fibnim import wythoff
+    >>> wythoff.pair(4)
+    (6, 10)
+    >>> a, b = wythoff.pair([1, 2, 3, 4, 5])
+    >>> a, b
+    (array([1, 3, 4, 6, 8]), array([ 2,  5,  7, 10, 13]))
+    """
+    high = Bound(PAIR_LIMIT, OverflowError, f"is above {PAIR_LIMIT}: b_n would exceed 2**63 - 1")
+    return apply("pair", [(n, "n")], ints.pair, _kernel("pair"), [np.int64, np.int64], high=high)
+
+
+def is_safe(x: ArrayLike, y: ArrayLike, *, misere: bool = False) -> Any:
+    """Whether (x, y) is a P-position: the player to move loses.
+
+    Parameters
+    ----------
+    x, y : int or array_like of int
+        Pile sizes >= 0, broadcast together; the order does not matter.
+    misere : bool
+        Misere play (whoever makes the last move loses): the P-positions are
+        those of normal play with (1, 2) and (2, 1) replaced by (0, 1), (1, 0)
+        and (2, 2); (0, 0) is not one.
+
+    Returns
+    -------
+    bool or ndarray of bool
+
+    Examples
+    --------
+    >>> from fibnim import wythoff
+    >>> wythoff.is_safe(3, 5), wythoff.is_safe(5, 3), wythoff.is_safe(3, 4)
+    (True, True, False)
+    >>> wythoff.is_safe([0, 1, 2], [0, 2, 2], misere=True)
+    array([False, False,  True])
+    """
+    return apply(
+        "is_safe",
+        [(x, "x"), (y, "y")],
+        lambda p, q: ints.is_safe(p, q, misere),
+        _kernel("is_safe"),
+        [np.bool_],
+        high=_PILE,
+        options=(bool(misere),),
+    )
+
+
+def is_lower(x: ArrayLike) -> Any:
+    """Whether x is an A-number a_n = floor(n phi), n >= 1 (False for 0).
+
+    Examples
+    --------
+    >>> from fibnim import wythoff
+    >>> wythoff.is_lower([0, 1, 2, 3, 4, 5])
+    array([False,  True, False,  True,  True, False])
+    """
+    return apply(
+        "is_lower", [(x, "x")], ints.is_lower, _kernel("is_lower"), [np.bool_], high=_PILE
+    )
+
+
+def is_upper(x: ArrayLike) -> Any:
+    """Whether x is a B-number b_n = a_n + n, n >= 1 (False for 0).
+
+    Examples
+    --------
+    >>> from fibnim import wythoff
+    >>> wythoff.is_upper([0, 1, 2, 3, 4, 5])
+    array([False, False,  True, False, False,  True])
+    """
+
+    def exact(v: int) -> bool:
+        return v > 0 and not ints.is_lower(v)
+
+    return apply("is_upper", [(x, "x")], exact, _kernel("is_upper"), [np.bool_], high=_PILE)
+
+
+def index(x: ArrayLike) -> Any:
+    """The n of the safe pair that holds x (x = a_n or x = b_n); 0 for 0.
+
+    Examples
+    --------
+    >>> from fibnim import wythoff
+    >>> wythoff.index([0, 6, 10, 12])
+    array([0, 4, 4, 8])
+    """
+    return apply("index", [(x, "x")], ints.index, _kernel("index"), [np.int64], high=_PILE)
+
+
+def partner(x: ArrayLike) -> Any:
+    """The other member of x's safe pair: b_n for x = a_n, a_n for x = b_n; 0 for 0.
+
+    In Zeckendorf terms the partner of an A-number is its left shift, that of
+    a B-number its right shift.
+
+    Raises OverflowError for an integer array holding an A-number whose partner
+    exceeds 2**63 - 1.
+
+    Examples
+    --------
+    >>> from fibnim import wythoff
+    >>> wythoff.partner(6), wythoff.partner(10)
+    (10, 6)
+    >>> wythoff.partner([0, 1, 2, 3])
+    array([0, 2, 1, 5])
+    """
+    too_large = Bound(INT64_MAX, OverflowError, "has a partner above 2**63 - 1")
+    return apply(
+        "partner",
+        [(x, "x")],
+        ints.partner,
+        _kernel("partner"),
+        [np.int64],
+        high=_PILE,
+        result_bound=too_large,
+    )
+
+
+def winning_move(x: ArrayLike, y: ArrayLike, *, misere: bool = False) -> Any:
+    """A winning move from (x, y): the target position, in the piles' own order.
+
+    Silber's choice (spec/math.md section 4), with x <= y written s <= l:
+    equal piles or an empty one go to (0, 0); if s is a B-number, l goes to
+    s's partner; if s = a_n and l > b_n, l goes to b_n; otherwise (a_n < l <
+    b_n) the same amount leaves both piles, to (a_d, b_d) with d = l - s.
+    In misere play the move is the same except where it would end on (0, 0)
+    or (1, 2); then it goes to (0, 1), (1, 0) or (2, 2).
+
+    Parameters
+    ----------
+    x, y : int or array_like of int
+        Pile sizes >= 0, broadcast together.
+    misere : bool
+        Misere play (whoever makes the last move loses).
+
+    Returns
+    -------
+    tuple of two ints or None, or tuple of two int64 arrays
+        None (arrays: -1 in both) where (x, y) is a P-position, or where there
+        is no move at all.
+
+    Examples
+    --------
+    >>> from fibnim import wythoff
+    >>> wythoff.winning_move(10, 15), wythoff.winning_move(9, 20), wythoff.winning_move(24, 32)
+    ((10, 6), (9, 15), (12, 20))
+    >>> wythoff.winning_move(3, 5) is None
+    True
+    >>> wythoff.winning_move([32, 3], [24, 5])
+    (array([20, -1]), array([12, -1]))
+    """
+
+    def exact(p: int, q: int) -> tuple[int, int] | None:
+        return ints.winning_move(p, q, misere)
+
+    def element(p: int, q: int) -> tuple[int, int]:
+        return ints.winning_move(p, q, misere) or (-1, -1)
+
+    return apply(
+        "winning_move",
+        [(x, "x"), (y, "y")],
+        exact,
+        _kernel("winning_move"),
+        [np.int64, np.int64],
+        high=_PILE,
+        options=(bool(misere),),
+        element=element,
+    )
+
+
+def _one(value: Any, where: str, name: str) -> int:
+    checked = integers(value, where, name)
+    if not isinstance(checked, int):
+        raise TypeError(f"{where}: {name} must be one integer, not an array")
+    return check_int(checked, where, name)
+
+
+def winning_moves(x: int, y: int, *, misere: bool = False) -> list[tuple[int, int]]:
+    """Every move from (x, y) to a P-position, as targets (x', y'), sorted.
+
+    Exact for any size: each line of moves (pile x alone, pile y alone, both
+    at once) holds at most one P-position, and which one is known.
+
+    Examples
+    --------
+    >>> from fibnim import wythoff
+    >>> wythoff.winning_moves(10, 15)  # a diagonal move and one in each pile
+    [(8, 13), (9, 15), (10, 6)]
+    >>> wythoff.winning_moves(3, 5)
+    []
+    >>> wythoff.winning_moves(2, 3, misere=True)
+    [(0, 1), (2, 2)]
+    """
+    return ints.winning_moves(_one(x, "winning_moves", "x"), _one(y, "winning_moves", "y"), misere)
+
+
+def explain(x: int, y: int) -> str:
+    """A person's account of the position (x, y) and of Silber's winning move.
+
+    Both piles in Silber's Fibonacci notation (digits for F_k .. F_1), whether
+    each is an A- or a B-number and why, which case of Silber's algorithm
+    applies, and the move.
+
+    Examples
+    --------
+    >>> from fibnim import wythoff
+    >>> print(wythoff.explain(10, 15))
+    Position (10, 15) of Wythoff's Nim.
+      10 = 8 + 2, Silber form 100100:
+        lowest index 3 is odd, so a B-number, b_4; its partner a_4 = 6 is its right shift
+      15 = 13 + 2, Silber form 1000100:
+        lowest index 3 is odd, so a B-number, b_6; its partner a_6 = 9 is its right shift
+    It is an N-position: the player to move wins.
+    Case 1: the smaller pile 10 is a B-number, so reduce the other pile to its partner 6:
+      move to (10, 6).
+    """
+    x = _one(x, "explain", "x")
+    y = _one(y, "explain", "y")
+    return _explain(x, y)
+
+
+def _describe(v: int) -> str:
+    if v == 0:
+        return "0 is the empty pile"
+    terms = " + ".join(map(str, zeck.terms(v)))
+    low = (zeck.code(v) & -zeck.code(v)).bit_length() + 1  # the lowest index
+    n = ints.index(v)
+    kind = (
+        f"lowest index {low} is even, so an A-number, a_{n}; its partner b_{n} = {v + n} "
+        "is its left shift"
+        if low % 2 == 0
+        else f"lowest index {low} is odd, so a B-number, b_{n}; its partner a_{n} = {v - n} "
+        "is its right shift"
+    )
+    silber = zeck.bits_to_string(zeck.code(v) << 1)
+    return f"{v} = {terms}, Silber form {silber}:\n    {kind}"
+
+
+def _explain(x: int, y: int) -> str:
+    s, l = min(x, y), max(x, y)  # noqa: E741
+    lines = [f"Position ({x}, {y}) of Wythoff's Nim.", "  " + _describe(x)]
+    if y != x:
+        lines.append("  " + _describe(y))
+    if ints.is_safe(s, l):
+        why = (
+            "both piles are empty"
+            if l == 0
+            else f"{s} = a_{l - s} and {l} = b_{l - s}: a safe pair (the code of {l} is the "
+            f"code of {s} shifted left)"
+        )
+        lines += [
+            f"It is a P-position: {why}.",
+            "No move exists at all."
+            if l == 0
+            else "No winning move exists: every move leads to an N-position.",
+        ]
+        return "\n".join(lines)
+    move = ints.winning_move(x, y)
+    assert move is not None
+    if s == l:
+        case = f"Case 0: the piles are equal, so take all {s} from both"
+    elif s == 0:
+        case = f"Case 0: one pile is empty, so take all {l} from the other"
+    elif not ints.is_lower(s):
+        case = (
+            f"Case 1: the smaller pile {s} is a B-number, so reduce the other pile to its "
+            f"partner {ints.partner(s)}"
+        )
+    elif l > ints.partner(s):
+        case = (
+            f"Case 2: the smaller pile {s} is an A-number and {l} is above its partner "
+            f"{ints.partner(s)}, so reduce {l} to {ints.partner(s)}"
+        )
+    else:
+        d = l - s
+        a, b = ints.pair(d)
+        second = zeck.bits_to_string(zeck.second_canonical_code(d))
+        case = (
+            f"Case 3: the smaller pile {s} is an A-number and {l} lies between it and its "
+            f"partner {ints.partner(s)}. The difference is {l} - {s} = {d}; its second "
+            f"canonical form is {second}; shifted left once it is {second}0 = {a} = a_{d}, "
+            f"twice {second}00 = {b} = b_{d}. So take {s - a} from both piles"
+        )
+    lines += [
+        "It is an N-position: the player to move wins.",
+        *textwrap.wrap(f"{case}: move to {move}.", width=88, subsequent_indent="  "),
+    ]
+    return "\n".join(lines)
+
+
+def array(rows: int, cols: int) -> NDArray[np.int64]:
+    """The Wythoff array W(1..rows, 1..cols) (OEIS A035513), as int64.
+
+    Row r is the chain of safe pairs that starts at the primitive pair
+    (a_{a_r}, b_{a_r}) and goes on Fibonacci-wise: W(r, c) = W(r, c-1) + W(r, c-2).
+    Every positive integer stands in it exactly once. Raises OverflowError
+    when an entry exceeds 2**63 - 1.
+
+    Examples
+    --------
+    >>> from fibnim import wythoff
+    >>> wythoff.array(3, 5)
+    array([[ 1,  2,  3,  5,  8],
+           [ 4,  7, 11, 18, 29],
+           [ 6, 10, 16, 26, 42]])
+    """
+    rows = _one(rows, "array", "rows")
+    cols = _one(cols, "array", "cols")
+    result = np.empty((rows, cols), dtype=np.int64)
+    if rows == 0 or cols == 0:
+        return result
+    a_r, _ = pair(np.arange(1, rows + 1, dtype=np.int64))
+    first, second = pair(a_r)
+    columns = [first, second]
+    while len(columns) < cols:
+        left, right = columns[-2], columns[-1]
+        room = INT64_MAX - right
+        if (left > room).any():
+            r = int(np.flatnonzero(left > room)[0])
+            raise OverflowError(
+                f"array: W({r + 1}, {len(columns) + 1}) = {int(left[r]) + int(right[r])} "
+                "exceeds 2**63 - 1"
+            )
+        columns.append(left + right)
+    result[:] = np.stack(columns[:cols], axis=1)
+    return result
+
+
+def array_position(x: ArrayLike) -> Any:
+    """The (row, column), 1-based, of x >= 1 in the Wythoff array.
+
+    The column is x's lowest Zeckendorf index minus 1.
+
+    Examples
+    --------
+    >>> from fibnim import wythoff
+    >>> wythoff.array_position(17)  # 17 = F_7 + F_4 + F_2: lowest index 2
+    (7, 1)
+    >>> wythoff.array_position([1, 11, 42])
+    (array([1, 2, 3]), array([1, 3, 5]))
+    """
+    zero = Bound(1, ValueError, "is not in the Wythoff array (it holds x >= 1)")
+    return apply(
+        "array_position",
+        [(x, "x")],
+        ints.array_position,
+        _kernel("array_position"),
+        [np.int64, np.int64],
+        high=_PILE,
+        extra=((lambda v: v == 0, zero),),
+    )
