@@ -243,17 +243,23 @@ cdef inline uint64_t beatty(uint64_t m) noexcept nogil:
     return m + golden_floor(m)
 
 
-cdef inline bint lower_index(uint64_t x, uint64_t* n) noexcept nogil:
-    """Whether x >= 1 is an A-number; n gets the index of its safe pair.
+cdef inline uint64_t select(bint condition, uint64_t if_true, uint64_t if_false) noexcept nogil:
+    # Branch-free: where the condition is a coin toss (A- or B-number, on most
+    # data), a compiler's branch would be mispredicted half the time.
+    return if_false ^ ((if_true ^ if_false) & (0 - <uint64_t>condition))
+
+
+cdef inline bint lower_count(uint64_t x, uint64_t* below) noexcept nogil:
+    """Whether x >= 1 is an A-number; below gets how many A-numbers are <= x.
 
     The A-numbers up to x number floor((x + 1)(phi - 1)); x is one of them
-    exactly when frac((x + 1) phi) < phi - 1, one product for both answers.
+    exactly when frac((x + 1) phi) < phi - 1: one product for both answers.
+    x = a_n gives n = below; x = b_n gives n = x - below, and a_n = below.
     """
     cdef uint64_t frac_hi, frac_lo
-    cdef uint64_t below = golden_split(x + 1, &frac_hi, &frac_lo)
-    cdef bint lower = frac_hi < PHI_HI or (frac_hi == PHI_HI and frac_lo < PHI_LO)
-    n[0] = below if lower else x - below
-    return lower
+    below[0] = golden_split(x + 1, &frac_hi, &frac_lo)
+    # the tie of the high words is all but impossible, but exactness needs the low words
+    return (frac_hi < PHI_HI) | ((frac_hi == PHI_HI) & (frac_lo < PHI_LO))
 
 
 cdef inline bint normal_safe(uint64_t small, uint64_t large) noexcept nogil:

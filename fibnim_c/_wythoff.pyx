@@ -5,7 +5,7 @@
 from libc.stdint cimport int64_t, uint8_t, uint64_t
 
 from _scalar cimport (
-    beatty, ctz64, decode_wide, encode_wide, fill_tables, lower_index, normal_safe,
+    beatty, ctz64, decode_wide, encode_wide, fill_tables, lower_count, normal_safe, select,
 )
 
 fill_tables()
@@ -43,31 +43,30 @@ def is_safe(const uint64_t[::1] x, const uint64_t[::1] y, uint8_t[::1] out, bint
 def is_lower(const uint64_t[::1] x, uint8_t[::1] out):
     """out[i] = 1 where x[i] is an A-number."""
     cdef Py_ssize_t i
-    cdef uint64_t n
+    cdef uint64_t below
     with nogil:
         for i in range(x.shape[0]):
-            out[i] = x[i] != 0 and lower_index(x[i], &n)
+            out[i] = (x[i] != 0) & lower_count(x[i], &below)
 
 
 def is_upper(const uint64_t[::1] x, uint8_t[::1] out):
     """out[i] = 1 where x[i] is a B-number."""
     cdef Py_ssize_t i
-    cdef uint64_t n
+    cdef uint64_t below
     with nogil:
         for i in range(x.shape[0]):
-            out[i] = x[i] != 0 and not lower_index(x[i], &n)
+            out[i] = (x[i] != 0) & (not lower_count(x[i], &below))
 
 
 def index(const uint64_t[::1] x, int64_t[::1] out):
     """out[i] = the n of the safe pair holding x[i]; 0 for 0."""
     cdef Py_ssize_t i
-    cdef uint64_t n
+    cdef uint64_t below
+    cdef bint lower
     with nogil:
         for i in range(x.shape[0]):
-            n = 0
-            if x[i] != 0:
-                lower_index(x[i], &n)
-            out[i] = <int64_t>n
+            lower = lower_count(x[i], &below)  # 0: not lower, and below = 0
+            out[i] = <int64_t>select(lower, below, x[i] - below)
 
 
 def partner(const uint64_t[::1] x, int64_t[::1] out):
@@ -75,13 +74,14 @@ def partner(const uint64_t[::1] x, int64_t[::1] out):
     partner exceeds 2**63 - 1 (a large A-number), or -1."""
     cdef Py_ssize_t i
     cdef Py_ssize_t first_too_large = -1
-    cdef uint64_t n, other
+    cdef uint64_t below, other
+    cdef bint lower
     with nogil:
         for i in range(x.shape[0]):
-            other = 0
-            if x[i] != 0:
-                # x < 2**63 and n < x, so x + n does not wrap
-                other = x[i] + n if lower_index(x[i], &n) else x[i] - n
+            # b_n = a_n + n for a_n; a_n = below for b_n; 0 for 0 (below = 0).
+            # x < 2**63 and below <= x, so x + below does not wrap.
+            lower = lower_count(x[i], &below)  # before below is read
+            other = select(lower, x[i] + below, below)
             if other >> 63 and first_too_large < 0:
                 first_too_large = i
             out[i] = <int64_t>other
@@ -104,35 +104,90 @@ cdef inline void misere_endgame(uint64_t s, uint64_t l, uint64_t* ts, uint64_t* 
         ts[0], tl[0] = 0, 1
 
 
+cdef enum:
+    BLOCK = 512  # positions per pass of winning_move
+
+
 def winning_move(const uint64_t[::1] x, const uint64_t[::1] y, int64_t[::1] tx, int64_t[::1] ty, bint misere):
     """(tx[i], ty[i]) = Silber's winning move from (x[i], y[i]) (spec/math.md
     section 4), in pile order; -1 where there is none."""
-    cdef Py_ssize_t i
-    cdef uint64_t s, l, n, other, d, ts, tl
+    cdef Py_ssize_t i, j, stop, diagonals
+    cdef Py_ssize_t start = 0
+    cdef Py_ssize_t size = x.shape[0]
+    cdef Py_ssize_t diagonal_at[BLOCK]
+    cdef uint64_t xi, yi, s, l, n, other, d, ts, tl, empty, none, swapped
+    cdef bint lower, diagonal
     with nogil:
-        for i in range(x.shape[0]):
-            s = x[i] if x[i] < y[i] else y[i]
-            l = x[i] ^ y[i] ^ s
-            if safe(s, l, misere) or (misere and l == 0):
-                tx[i] = -1
-                ty[i] = -1
-                continue
-            if s == l or s == 0:
-                ts, tl = 0, 0
-            elif not lower_index(s, &n):
-                ts, tl = s, s - n  # s = b_n: the large pile goes to a_n
-            elif l > s + n:
-                ts, tl = s, s + n  # s = a_n, l > b_n: the large pile goes to b_n
-            else:
-                d = l - s  # a_n < l < b_n: to (a_d, b_d), the same amount from both
+        while start < size:
+            stop = start + BLOCK if size - start > BLOCK else size
+            diagonals = 0
+            # Pass 1: every case but the diagonal one, with masks rather than
+            # branches (which case applies is a coin toss on most data).
+            for i in range(start, stop):
+                xi = x[i]
+                yi = y[i]
+                s = xi if xi < yi else yi
+                l = xi ^ yi ^ s
+                lower = lower_count(s, &n)
+                other = s + n if lower else n  # the partner: b_n = a_n + n, or a_n (0 for 0)
+                # s = b_n, or s = a_n and l > b_n: the large pile goes to the partner;
+                # equal piles, or one empty: take everything
+                empty = 0 - <uint64_t>((s == l) | (s == 0))
+                ts = s & ~empty
+                tl = other & ~empty
+                # a P-position, (a_n, b_n) or (0, 0): no winning move
+                none = 0 - <uint64_t>((lower & (l == other) & (s != 0)) | (l == 0))
+                ts |= none
+                tl |= none
+                swapped = 0 - <uint64_t>(xi > yi)
+                tx[i] = <int64_t>((ts & ~swapped) | (tl & swapped))
+                ty[i] = <int64_t>((tl & ~swapped) | (ts & swapped))
+                # a_n < l < b_n: the diagonal move, left to pass 2 (rare on most data)
+                diagonal = lower & (l < other) & (s != 0) & (s != l)
+                diagonal_at[diagonals] = i
+                diagonals += diagonal
+            # Pass 2: to (a_d, b_d), d = l - s: the same amount from both piles.
+            for j in range(diagonals):
+                i = diagonal_at[j]
+                xi = x[i]
+                yi = y[i]
+                s = xi if xi < yi else yi
+                d = (xi ^ yi ^ s) - s
                 ts = beatty(d)
                 tl = ts + d
-            if misere and tl <= 2 and ts <= 2:
-                misere_endgame(s, l, &ts, &tl)
-            if x[i] <= y[i]:
-                tx[i], ty[i] = <int64_t>ts, <int64_t>tl
-            else:
-                tx[i], ty[i] = <int64_t>tl, <int64_t>ts
+                tx[i] = <int64_t>(ts if xi <= yi else tl)
+                ty[i] = <int64_t>(tl if xi <= yi else ts)
+            if misere:
+                for i in range(start, stop):
+                    if x[i] <= 2 or y[i] <= 2 or (<uint64_t>tx[i] <= 2 and <uint64_t>ty[i] <= 2):
+                        misere_fix(x[i], y[i], &tx[i], &ty[i])
+            start = stop
+
+
+cdef inline void misere_fix(uint64_t x, uint64_t y, int64_t* tx, int64_t* ty) noexcept nogil:
+    # Misere play differs from normal play only where a pile is at most 2 or the
+    # normal move ends on (0, 0) or (1, 2): the rules of _exact.wythoff.winning_move.
+    cdef uint64_t s = x if x < y else y
+    cdef uint64_t l = x ^ y ^ s
+    cdef uint64_t ts, tl
+    if safe(s, l, True) or l == 0:
+        tx[0] = -1
+        ty[0] = -1
+        return
+    if tx[0] == -1:
+        # a normal P-position that misere play does not count: (1, 2)
+        ts, tl = 1, 2
+    elif x <= y:
+        ts, tl = <uint64_t>tx[0], <uint64_t>ty[0]
+    else:
+        ts, tl = <uint64_t>ty[0], <uint64_t>tx[0]
+    if tl > 2 or ts > 2:
+        return
+    misere_endgame(s, l, &ts, &tl)
+    if x <= y:
+        tx[0], ty[0] = <int64_t>ts, <int64_t>tl
+    else:
+        tx[0], ty[0] = <int64_t>tl, <int64_t>ts
 
 
 def array_position(const uint64_t[::1] x, int64_t[::1] row, int64_t[::1] column):
@@ -152,7 +207,7 @@ def array_position(const uint64_t[::1] x, int64_t[::1] row, int64_t[::1] column)
                 lo = (lo >> shift) | (hi << (64 - shift))
                 hi >>= shift
             first = decode_wide(lo, hi)
-            lower_index(first, &n)  # first = a_n with n = a_r
-            lower_index(n, &first)
+            lower_count(first, &n)  # first = a_n with n = a_r, an A-number too
+            lower_count(n, &first)
             row[i] = <int64_t>first
             column[i] = shift + 1
