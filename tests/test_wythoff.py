@@ -247,3 +247,20 @@ def test_partner_is_an_involution(x):
 def test_index_and_pair_round_trip(n):
     a, b = wythoff.pair(np.array([n]))
     assert wythoff.index(a).tolist() == wythoff.index(b).tolist() == [n]
+
+
+def test_out_arguments():
+    a, b = np.empty(4, dtype=np.int64), np.empty(4, dtype=np.int64)
+    result = wythoff.pair([1, 2, 3, 4], out=(a, b))
+    assert result[0] is a and result[1] is b and b.tolist() == [2, 5, 7, 10]
+    flags = np.empty(8, dtype=bool)[::2]  # strided outputs are filled too
+    assert wythoff.is_safe([1, 3, 4, 0], [2, 5, 5, 0], out=flags) is flags
+    assert flags.tolist() == [True, True, False, True]
+    wythoff.winning_move([10, 3, 24, 7], [15, 5, 32, 7], out=(a, b))
+    assert a.tolist() == [10, -1, 12, 0] and b.tolist() == [6, -1, 20, 0]
+    n = np.empty(3, dtype=np.int64)
+    assert wythoff.index([6, 10, 12], out=n) is n and n.tolist() == [4, 4, 8]
+    with pytest.raises(ValueError, match="out must hold 2 arrays"):
+        wythoff.pair([1], out=(a,))
+    with pytest.raises(ValueError, match="dtype int64"):
+        wythoff.index([1, 2, 3], out=np.empty(3, dtype=np.int32))

@@ -55,7 +55,17 @@ def _kernel(name: str) -> Any:
     return getattr(_backend.kernels("wythoff"), name)
 
 
-def pair(n: ArrayLike) -> Any:
+def _outs(out: Any, count: int, where: str) -> list[Any] | None:
+    """numpy's out= convention: an array for one result, a tuple for several."""
+    if out is None:
+        return None
+    outs = [out] if count == 1 and not isinstance(out, tuple) else list(out)
+    if len(outs) != count:
+        raise ValueError(f"{where}: out must hold {count} arrays, not {len(outs)}")
+    return outs
+
+
+def pair(n: ArrayLike, *, out: tuple[NDArray[np.int64], NDArray[np.int64]] | None = None) -> Any:
     """The n-th safe pair (a_n, b_n): a_n = floor(n phi), b_n = a_n + n.
 
     Parameters
@@ -78,10 +88,20 @@ def pair(n: ArrayLike) -> Any:
     (array([1, 3, 4, 6, 8]), array([ 2,  5,  7, 10, 13]))
     """
     high = Bound(PAIR_LIMIT, OverflowError, f"is above {PAIR_LIMIT}: b_n would exceed 2**63 - 1")
-    return apply("pair", [(n, "n")], ints.pair, _kernel("pair"), [np.int64, np.int64], high=high)
+    return apply(
+        "pair",
+        [(n, "n")],
+        ints.pair,
+        _kernel("pair"),
+        [np.int64, np.int64],
+        high=high,
+        outs=_outs(out, 2, "pair"),
+    )
 
 
-def is_safe(x: ArrayLike, y: ArrayLike, *, misere: bool = False) -> Any:
+def is_safe(
+    x: ArrayLike, y: ArrayLike, *, misere: bool = False, out: NDArray[np.bool_] | None = None
+) -> Any:
     """Whether (x, y) is a P-position: the player to move loses.
 
     Parameters
@@ -113,10 +133,11 @@ def is_safe(x: ArrayLike, y: ArrayLike, *, misere: bool = False) -> Any:
         [np.bool_],
         high=_PILE,
         options=(bool(misere),),
+        outs=_outs(out, 1, "is_safe"),
     )
 
 
-def is_lower(x: ArrayLike) -> Any:
+def is_lower(x: ArrayLike, *, out: NDArray[Any] | None = None) -> Any:
     """Whether x is an A-number a_n = floor(n phi), n >= 1 (False for 0).
 
     Examples
@@ -126,11 +147,17 @@ def is_lower(x: ArrayLike) -> Any:
     array([False,  True, False,  True,  True, False])
     """
     return apply(
-        "is_lower", [(x, "x")], ints.is_lower, _kernel("is_lower"), [np.bool_], high=_PILE
+        "is_lower",
+        [(x, "x")],
+        ints.is_lower,
+        _kernel("is_lower"),
+        [np.bool_],
+        high=_PILE,
+        outs=_outs(out, 1, "is_lower"),
     )
 
 
-def is_upper(x: ArrayLike) -> Any:
+def is_upper(x: ArrayLike, *, out: NDArray[Any] | None = None) -> Any:
     """Whether x is a B-number b_n = a_n + n, n >= 1 (False for 0).
 
     Examples
@@ -143,10 +170,18 @@ def is_upper(x: ArrayLike) -> Any:
     def exact(v: int) -> bool:
         return v > 0 and not ints.is_lower(v)
 
-    return apply("is_upper", [(x, "x")], exact, _kernel("is_upper"), [np.bool_], high=_PILE)
+    return apply(
+        "is_upper",
+        [(x, "x")],
+        exact,
+        _kernel("is_upper"),
+        [np.bool_],
+        high=_PILE,
+        outs=_outs(out, 1, "is_upper"),
+    )
 
 
-def index(x: ArrayLike) -> Any:
+def index(x: ArrayLike, *, out: NDArray[Any] | None = None) -> Any:
     """The n of the safe pair that holds x (x = a_n or x = b_n); 0 for 0.
 
     Examples
@@ -155,10 +190,18 @@ def index(x: ArrayLike) -> Any:
     >>> wythoff.index([0, 6, 10, 12])
     array([0, 4, 4, 8])
     """
-    return apply("index", [(x, "x")], ints.index, _kernel("index"), [np.int64], high=_PILE)
+    return apply(
+        "index",
+        [(x, "x")],
+        ints.index,
+        _kernel("index"),
+        [np.int64],
+        high=_PILE,
+        outs=_outs(out, 1, "index"),
+    )
 
 
-def partner(x: ArrayLike) -> Any:
+def partner(x: ArrayLike, *, out: NDArray[Any] | None = None) -> Any:
     """The other member of x's safe pair: b_n for x = a_n, a_n for x = b_n; 0 for 0.
 
     In Zeckendorf terms the partner of an A-number is its left shift, that of
@@ -184,10 +227,17 @@ def partner(x: ArrayLike) -> Any:
         [np.int64],
         high=_PILE,
         result_bound=too_large,
+        outs=_outs(out, 1, "partner"),
     )
 
 
-def winning_move(x: ArrayLike, y: ArrayLike, *, misere: bool = False) -> Any:
+def winning_move(
+    x: ArrayLike,
+    y: ArrayLike,
+    *,
+    misere: bool = False,
+    out: tuple[NDArray[np.int64], NDArray[np.int64]] | None = None,
+) -> Any:
     """A winning move from (x, y): the target position, in the piles' own order.
 
     Silber's choice (spec/math.md section 4), with x <= y written s <= l:
@@ -236,6 +286,7 @@ def winning_move(x: ArrayLike, y: ArrayLike, *, misere: bool = False) -> Any:
         high=_PILE,
         options=(bool(misere),),
         element=element,
+        outs=_outs(out, 2, "winning_move"),
     )
 
 
