@@ -65,6 +65,9 @@ cdef extern from *:
     #define FIBNIM_C44 UINT64_C(5880761355)
     #define FIBNIM_C22 UINT64_C(7107415521)
     #define FIBNIM_RHO UINT64_C(494780232499)
+    /* encode_wide's top block: floor(2**96 / phi**48) and floor(0.45 * 2**32). */
+    #define FIBNIM_C48_WIDE UINT64_C(7370091025956032422)
+    #define FIBNIM_RHO_WIDE UINT64_C(1932735283)
     #define FIBNIM_EVEN_BITS UINT64_C(0x5555555555555555)
 
     /* F_0 .. F_93; F_93 is the largest Fibonacci number below 2**64. */
@@ -90,6 +93,8 @@ cdef extern from *:
     const uint64_t C44 "FIBNIM_C44"
     const uint64_t C22 "FIBNIM_C22"
     const uint64_t RHO "FIBNIM_RHO"
+    const uint64_t C48_WIDE "FIBNIM_C48_WIDE"
+    const uint64_t RHO_WIDE "FIBNIM_RHO_WIDE"
     const uint64_t EVEN_BITS "FIBNIM_EVEN_BITS"
 
 cdef enum:
@@ -172,46 +177,6 @@ cdef inline uint64_t encode(uint64_t n) noexcept nogil:
     return code | CODE[n]
 
 
-cdef inline uint64_t encode_wide(uint64_t n, uint64_t* hi) noexcept nogil:
-    """The low 64 bits of the code of any uint64 n; bits 64..91 go to hi."""
-    cdef uint64_t high = 0
-    cdef int k = 93
-    while n >= FIB[FIB_LIMIT_INDEX]:  # at most 14 terms above F_65
-        while FIB[k] > n:
-            k -= 1
-        high |= (<uint64_t>1) << (k - FIB_LIMIT_INDEX)
-        n -= FIB[k]
-        k -= 2
-    hi[0] = high
-    return encode(n)
-
-
-cdef inline uint64_t decode(uint64_t code) noexcept nogil:
-    """The value of a code; the sum is linear in the bits, so bytes add up."""
-    return (BYTE_VALUE[0][code & 0xFF] + BYTE_VALUE[1][(code >> 8) & 0xFF]
-            + BYTE_VALUE[2][(code >> 16) & 0xFF] + BYTE_VALUE[3][(code >> 24) & 0xFF]
-            + BYTE_VALUE[4][(code >> 32) & 0xFF] + BYTE_VALUE[5][(code >> 40) & 0xFF]
-            + BYTE_VALUE[6][(code >> 48) & 0xFF] + BYTE_VALUE[7][code >> 56])
-
-
-cdef inline int lowest_index(uint64_t lo, uint64_t hi) noexcept nogil:
-    """The index i >= 2 of the lowest term F_i of a non-zero wide code."""
-    if lo:
-        return ctz64(lo) + 2
-    return ctz64(hi) + 66
-
-
-cdef inline uint64_t decode_wide(uint64_t lo, uint64_t hi) noexcept nogil:
-    """The value of a code of up to 92 bits: lo holds bits 0..63, hi bits 64..91."""
-    cdef uint64_t value = decode(lo)
-    cdef int i
-    while hi:
-        i = ctz64(hi)
-        value += FIB[i + FIB_LIMIT_INDEX]
-        hi &= hi - 1
-    return value
-
-
 # Wythoff arithmetic for 0 <= m <= 2**63 (spec/math.md section 4).
 #
 # With F = floor((phi - 1) 2**128) (PHI_HI, PHI_LO), m F / 2**128 falls short of
@@ -241,6 +206,55 @@ cdef inline uint64_t golden_floor(uint64_t m) noexcept nogil:
 cdef inline uint64_t beatty(uint64_t m) noexcept nogil:
     """a_m = floor(m phi) for m <= 2**63 - 1."""
     return m + golden_floor(m)
+
+
+cdef inline uint64_t encode_wide(uint64_t n, uint64_t* hi) noexcept nogil:
+    """The low 64 bits of the code of any uint64 n; bits 64..91 go to hi."""
+    if n < FIB[FIB_LIMIT_INDEX]:
+        hi[0] = 0
+        return encode(n)
+    # One more block, as in encode: the code bits 48..91 (an m < F_46) with
+    # j = 48. The estimate y = n * c / 2**96, c = floor(2**96 / phi^48), is
+    # within 2**-31 below x = n / phi^48, so t = floor(y + 0.45) is m or m + 1.
+    # S_48(t) = F_49 t + F_48 p(t), where p(t) (the sum of F_{i+1} over t's
+    # code bits i) is floor((t + 1) / phi): from F_{i+1} = (F_{i+2} - psi^{i+1}) / phi,
+    # p(t) = (t - e) / phi with -1 < e < 1/phi. F_49 t < 2**64 for t <= F_46; the
+    # sum may pass 2**64 only where it exceeds n anyway (the carry says so).
+    cdef uint64_t low_half
+    cdef uint64_t t = (mul128(n, C48_WIDE, &low_half) + RHO_WIDE) >> 32
+    cdef uint64_t a = FIB[49] * t
+    cdef uint64_t s = a + FIB[48] * golden_floor(t + 1)
+    t -= (s < a) | (s > n)
+    s = FIB[49] * t + FIB[48] * golden_floor(t + 1)
+    cdef uint64_t top = encode(t)
+    hi[0] = top >> 16
+    return (top << 48) | encode(n - s)
+
+
+cdef inline uint64_t decode(uint64_t code) noexcept nogil:
+    """The value of a code; the sum is linear in the bits, so bytes add up."""
+    return (BYTE_VALUE[0][code & 0xFF] + BYTE_VALUE[1][(code >> 8) & 0xFF]
+            + BYTE_VALUE[2][(code >> 16) & 0xFF] + BYTE_VALUE[3][(code >> 24) & 0xFF]
+            + BYTE_VALUE[4][(code >> 32) & 0xFF] + BYTE_VALUE[5][(code >> 40) & 0xFF]
+            + BYTE_VALUE[6][(code >> 48) & 0xFF] + BYTE_VALUE[7][code >> 56])
+
+
+cdef inline int lowest_index(uint64_t lo, uint64_t hi) noexcept nogil:
+    """The index i >= 2 of the lowest term F_i of a non-zero wide code."""
+    if lo:
+        return ctz64(lo) + 2
+    return ctz64(hi) + 66
+
+
+cdef inline uint64_t decode_wide(uint64_t lo, uint64_t hi) noexcept nogil:
+    """The value of a code of up to 92 bits: lo holds bits 0..63, hi bits 64..91."""
+    cdef uint64_t value = decode(lo)
+    cdef int i
+    while hi:
+        i = ctz64(hi)
+        value += FIB[i + FIB_LIMIT_INDEX]
+        hi &= hi - 1
+    return value
 
 
 cdef inline uint64_t select(bint condition, uint64_t if_true, uint64_t if_false) noexcept nogil:

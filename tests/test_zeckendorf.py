@@ -459,3 +459,20 @@ def test_scalar_with_out():
     out = np.empty((), dtype=np.uint64)
     fibnim.encode(46, out=out)
     assert out[()] == 149
+
+
+def test_wide_codes_around_the_top_block_boundaries():
+    # Every uint64 at or above F_66 gets its code bits 48..91 from one more block
+    # estimate (j = 48); these are the n where that block changes, and their neighbours.
+    rng = np.random.default_rng(48)
+    m_values = [1, 2, 3, F[45], F[46] - 1, *rng.integers(1, F[46], size=300).tolist()]
+    values = set()
+    for m in m_values:
+        start = _value(greedy_code(m) << 48)
+        values.update(
+            v for v in (start - 1, start, start + 1, start + F[50] - 1) if F66 <= v <= UINT64_MAX
+        )
+    values = sorted(values)
+    rows = fibnim.digits(np.array(values, dtype=np.uint64), width=92)
+    for row, v in zip(rows, values, strict=True):
+        assert int("".join(map(str, row)), 2) == greedy_code(v), v

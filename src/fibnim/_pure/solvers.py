@@ -1,0 +1,82 @@
+"""Pure twin of fibnim._solvers (fibnim_c/_solvers.pyx): exhaustive solvers over
+the rules of the games, written to be obviously right.
+
+Pieces are bit masks: ROOK 1 (any distance west or south), BISHOP 2 (any
+distance south-west), KING 4 (one step west, south or south-west), KNIGHT 8
+((x - 1, y - 2) and (x - 2, y - 1)); a combined piece has several bits.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+ROOK, BISHOP, KING, KNIGHT = 1, 2, 4, 8
+
+
+def _options(piece: int, x: int, y: int) -> list[tuple[int, int]]:
+    moves = []
+    if piece & ROOK:
+        moves += [(k, y) for k in range(x)] + [(x, k) for k in range(y)]
+    if piece & BISHOP:
+        moves += [(x - k, y - k) for k in range(1, min(x, y) + 1)]
+    if piece & KING:
+        moves += [m for m in ((x - 1, y), (x, y - 1), (x - 1, y - 1)) if min(m) >= 0]
+    if piece & KNIGHT:
+        moves += [m for m in ((x - 1, y - 2), (x - 2, y - 1)) if min(m) >= 0]
+    return moves
+
+
+def board(piece: int, size: int, misere: bool, out: np.ndarray) -> None:
+    """out[x, y] = 1 where (x, y) is a P-position: no move reaches one. In misere
+    play a cell with no move at all is an N-position (its player wins)."""
+    p = [[False] * size for _ in range(size)]
+    for x in range(size):
+        for y in range(size):
+            options = _options(piece, x, y)
+            terminal = not options
+            p[x][y] = not any(p[a][b] for a, b in options) and not (misere and terminal)
+    out[:, :] = p
+
+
+def grundy(piece: int, size: int, out: np.ndarray) -> None:
+    """out[x, y] = the Grundy value of (x, y) in normal play: the mex of its options'."""
+    g = [[0] * size for _ in range(size)]
+    for x in range(size):
+        for y in range(size):
+            seen = {g[a][b] for a, b in _options(piece, x, y)}
+            value = 0
+            while value in seen:
+                value += 1
+            g[x][y] = value
+    out[:, :] = g
+
+
+def thresholds(dims: np.ndarray, power: bool, out: np.ndarray) -> None:
+    """out[state] = T(state) for every state of the box [0, dims[0]] x ... (C order).
+
+    T is the least s with a move taking s from one pile to a state whose T
+    exceeds the next bound (2 s, or s in power-of-two Nim); 0 stands for
+    none (infinite). (piles; r) is a P-position exactly when r < T: raising r
+    only adds moves.
+    """
+    sizes = [int(d) + 1 for d in dims.tolist()]
+    strides = [1] * len(sizes)
+    for i in range(len(sizes) - 2, -1, -1):
+        strides[i] = strides[i + 1] * sizes[i + 1]
+    flat = out.reshape(-1)
+    values = [0] * flat.size
+    for state in range(flat.size):
+        piles = [(state // strides[i]) % sizes[i] for i in range(len(sizes))]
+        best = 0
+        for s in range(1, max(piles, default=0) + 1):
+            bound = s if power else 2 * s
+            for i, n in enumerate(piles):
+                if n >= s:
+                    after = values[state - s * strides[i]]
+                    if after == 0 or after > bound:
+                        best = s
+                        break
+            if best:
+                break
+        values[state] = best
+    flat[:] = values
