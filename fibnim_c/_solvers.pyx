@@ -4,7 +4,6 @@
 
 from libc.stdint cimport int64_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, free
-from libc.string cimport memcpy
 
 from _scalar cimport ctz64
 

@@ -42,3 +42,74 @@ def wythoff_options(x: int, y: int) -> list[tuple[int, int]]:
     """Every position one move from (x, y)."""
     moves = [(k, y) for k in range(x)] + [(x, k) for k in range(y)]
     return moves + [(x - k, y - k) for k in range(1, min(x, y) + 1)]
+
+
+# --- rule-only solvers, written apart from fibnim.solvers ------------------------------
+
+STEPS = {
+    "king": [(1, 0), (0, 1), (1, 1)],
+    "knight": [(1, 2), (2, 1)],
+}
+SLIDES = {
+    "rook": [(1, 0), (0, 1)],
+    "bishop": [(1, 1)],
+    "queen": [(1, 0), (0, 1), (1, 1)],
+}
+
+
+def piece_moves(piece: str, x: int, y: int) -> set[tuple[int, int]]:
+    """Every cell a piece (names joined by "+") reaches from (x, y), moving west/south."""
+    cells = set()
+    for name in piece.split("+"):
+        for dx, dy in STEPS.get(name, []):
+            if x >= dx and y >= dy:
+                cells.add((x - dx, y - dy))
+        for dx, dy in SLIDES.get(name, []):
+            k = 1
+            while x >= k * dx and y >= k * dy:
+                cells.add((x - k * dx, y - k * dy))
+                k += 1
+    return cells
+
+
+def solve_board(piece: str, size: int, misere: bool = False) -> list[list[bool]]:
+    """P-positions by the definition: no move reaches one; misere: a stuck player wins."""
+    p = [[False] * size for _ in range(size)]
+    for total in range(2 * size - 1):  # every move lowers x + y
+        for x in range(max(0, total - size + 1), min(total, size - 1) + 1):
+            y = total - x
+            moves = piece_moves(piece, x, y)
+            p[x][y] = not any(p[a][b] for a, b in moves) and not (misere and not moves)
+    return p
+
+
+def solve_grundy(piece: str, size: int) -> list[list[int]]:
+    g = [[0] * size for _ in range(size)]
+    for total in range(2 * size - 1):
+        for x in range(max(0, total - size + 1), min(total, size - 1) + 1):
+            y = total - x
+            seen = {g[a][b] for a, b in piece_moves(piece, x, y)}
+            g[x][y] = next(v for v in range(len(seen) + 1) if v not in seen)
+    return g
+
+
+def global_nim_solver(power: bool = False):
+    """outcome(piles, r) of global Fibonacci Nim (power: power-of-two Nim) by
+    memoized recursion over the rules; r = None is no bound."""
+    from functools import cache
+
+    @cache
+    def wins(piles: tuple[int, ...], r: int) -> bool:
+        for i, n in enumerate(piles):
+            for s in range(1, min(n, r) + 1):
+                after = tuple(sorted((*piles[:i], n - s, *piles[i + 1 :])))
+                if not wins(after, s if power else 2 * s):
+                    return True
+        return False
+
+    def outcome(piles, r=None) -> str:
+        piles = tuple(sorted(int(n) for n in piles))
+        bound = max(piles, default=0) if r is None else min(int(r), max(piles, default=0))
+        return "N" if wins(piles, bound) else "P"
+
+    return outcome

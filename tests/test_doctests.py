@@ -12,7 +12,17 @@ README = Path(__file__).resolve().parent.parent / "README.md"
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 
 
-@pytest.mark.parametrize("module", ["fibnim", "fibnim.zeckendorf", "fibnim.wythoff"])
+@pytest.mark.parametrize(
+    "module",
+    [
+        "fibnim",
+        "fibnim.zeckendorf",
+        "fibnim.wythoff",
+        "fibnim.fibonacci_nim",
+        "fibnim.power_nim",
+        "fibnim.solvers",
+    ],
+)
 def test_docstring_examples(module):
     result = doctest.testmod(importlib.import_module(module), optionflags=FLAGS)
     assert result.failed == 0

@@ -1,14 +1,16 @@
 """fibnim: the Fibonacci number system over numpy arrays, and the games it solves.
 
-Everything in `fibnim.zeckendorf` is available here too; `fibnim.wythoff`
-answers Wythoff's Nim. `fibnim.backend`
+Everything in `fibnim.zeckendorf` is available here too. The games:
+`fibnim.wythoff` (Wythoff's Nim), `fibnim.fibonacci_nim` (one-pile and global
+Fibonacci Nim), `fibnim.power_nim` (power-of-two Nim and Bouton's Nim), and
+`fibnim.solvers` (exhaustive search over the rules). `fibnim.backend`
 says which kernels run: "cython" (the compiled core) or "python" (the pure
 twin, exact and slow).
 """
 
 from __future__ import annotations
 
-from fibnim import _backend, wythoff
+from fibnim import _backend, fibonacci_nim, power_nim, solvers, wythoff
 from fibnim._version import __version__
 from fibnim.zeckendorf import (
     CODE_LIMIT,
@@ -32,10 +34,13 @@ __all__ = [
     "digits",
     "encode",
     "fib",
+    "fibonacci_nim",
     "is_fibonacci",
     "lowest_term",
     "parse",
+    "power_nim",
     "second_canonical",
+    "solvers",
     "terms",
     "to_string",
     "wythoff",

@@ -33,10 +33,15 @@ INT64_MAX = 2**63 - 1
 UINT64_MAX = 2**64 - 1
 
 
-def _chunks(values: np.ndarray) -> Iterator[np.ndarray]:
-    """1-d chunks of values in C order; copies only one chunk at a time."""
-    flat = values.reshape(-1) if values.flags.c_contiguous else values.flat
-    for start in range(0, values.size, CHUNK):
+def _chunks(values: np.ndarray, core: int) -> Iterator[np.ndarray]:
+    """Chunks of values in C order, rows of `core` elements when core > 0 (a
+    trailing axis kept whole); copies only one chunk at a time, or, for a
+    strided array with a core axis, the array once."""
+    if core:
+        flat = values.reshape(-1, core)
+    else:
+        flat = values.reshape(-1) if values.flags.c_contiguous else values.flat
+    for start in range(0, values.size // max(core, 1), CHUNK):
         yield flat[start : start + CHUNK]
 
 
@@ -91,24 +96,34 @@ def map_arrays(
     extra: tuple[tuple[Test, Bound], ...] = (),
     options: tuple[Any, ...] = (),
     result_bound: Bound | None = None,
+    core: Sequence[int] | None = None,
 ) -> None:
     """Check integer arrays and run `kernel(*chunks, *out_chunks, *options)` over them.
 
     The inputs are broadcast together; every out has the broadcast shape,
-    possibly with trailing axes of its own (digits). Bool results are handed to
-    the kernel as uint8. A kernel whose answer may not fit its output returns
-    the chunk index of the first such element (or -1); `result_bound` says why,
-    naming that element of the first input.
+    possibly with trailing axes of its own (digits). An input with core[i] > 0
+    keeps its last axis (of that length) whole: its chunks are 2-d rows. Bool
+    results are handed to the kernel as uint8. A kernel whose answer may not
+    fit its output returns the chunk index of the first such element (or -1);
+    `result_bound` says why, naming that element of the first input.
     """
-    shape = np.broadcast_shapes(*(a.shape for a in inputs))
-    spread = [a if a.shape == shape else np.broadcast_to(a, shape) for a in inputs]
+    cores = list(core) if core is not None else [0] * len(inputs)
+    leading = [a.shape[: a.ndim - 1] if c else a.shape for a, c in zip(inputs, cores, strict=True)]
+    shape = np.broadcast_shapes(*leading)
+    spread = [
+        a
+        if a.shape == shape + ((c,) if c else ())
+        else np.broadcast_to(a, shape + ((c,) if c else ()))
+        for a, c in zip(inputs, cores, strict=True)
+    ]
     targets, rows = zip(*(_rows(out, len(shape)) for out in outs), strict=True)
     rows = tuple(r.view(np.uint8) if r.dtype == np.bool_ else r for r in rows)
     start = 0
-    for chunks in zip(*(_chunks(a) for a in spread), strict=True):
-        for chunk, own, name in zip(chunks, inputs, names, strict=True):
-            check_chunk(chunk, start, shape, own.shape, where, name, low, high, extra)
-        stop = start + chunks[0].size
+    for chunks in zip(*(_chunks(a, c) for a, c in zip(spread, cores, strict=True)), strict=True):
+        for chunk, own, name, c in zip(chunks, inputs, names, cores, strict=True):
+            full = shape + ((c,) if c else ())
+            check_chunk(chunk, start * max(c, 1), full, own.shape, where, name, low, high, extra)
+        stop = start + len(chunks[0])
         bad = kernel(*map(as_uint64, chunks), *(r[start:stop] for r in rows), *options)
         if result_bound is not None and bad is not None and bad >= 0:
             index = own_index(element_index(shape, start + bad), inputs[0].shape)
@@ -209,3 +224,47 @@ def apply(
         r if o is not None else finish(r, len(shape)) for r, o in zip(results, wanted, strict=True)
     ]
     return finished[0] if len(finished) == 1 else tuple(finished)
+
+
+def each_position(
+    where: str, piles: np.ndarray, r: Any
+) -> tuple[tuple[int, ...], list[tuple[tuple[int, ...], list[int], int | None]]]:
+    """The positions of an array (..., k) with bounds r (broadcast over (...); None
+    is no bound), checked and as Python ints: (shape, [(index, piles, r), ...]).
+
+    For the exact paths (object arrays, searches), which go position by position."""
+    bound = None if r is None else integers(r, where, "r")
+    bounds = np.asarray(0 if bound is None else bound, dtype=object)
+    shape = np.broadcast_shapes(piles.shape[:-1], bounds.shape)
+    spread = np.broadcast_to(piles, (*shape, piles.shape[-1]))
+    bounds = np.broadcast_to(bounds, shape)
+    found = []
+    for index in np.ndindex(shape):
+        row = [
+            check_int(int(n), where, "piles", index=own_index((*index, j), piles.shape))
+            for j, n in enumerate(spread[index])
+        ]
+        b = (
+            None
+            if bound is None
+            else check_int(int(bounds[index]), where, "r", index=index or None)
+        )
+        found.append((index, row, b))
+    return shape, found
+
+
+def fill_positions(
+    shape: tuple[int, ...], answers: list[tuple[tuple[int, ...], Any]], moves: bool, exact: bool
+) -> Any:
+    """Arrays of shape `shape` from per-position answers: a bool each, or a move
+    (pile, take) or None (-1, -1 in the arrays); object arrays when exact."""
+    if not moves:
+        out = np.empty(shape, dtype=np.bool_)
+        for index, answer in answers:
+            out[index] = answer
+        return finish(out, len(shape))
+    kind = object if exact else np.int64
+    pile, take = np.empty(shape, dtype=kind), np.empty(shape, dtype=kind)
+    for index, answer in answers:
+        pile[index], take[index] = answer if answer is not None else (-1, -1)
+    return finish(pile, len(shape)), finish(take, len(shape))

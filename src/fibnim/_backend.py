@@ -17,7 +17,7 @@ import importlib
 import os
 from types import ModuleType
 
-TOPICS = ("zeckendorf", "wythoff")
+TOPICS = ("zeckendorf", "wythoff", "fibonacci_nim", "power_nim", "solvers")
 
 
 def _flag(name: str) -> bool:

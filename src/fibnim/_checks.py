@@ -157,7 +157,7 @@ def check_chunk(
         bad = np.flatnonzero(test(chunk))
         if bad.size:
             index = own_index(element_index(shape, start + int(bad[0])), own_shape)
-            raise refuse(where, name, index, int(chunk[bad[0]]), bound)
+            raise refuse(where, name, index, int(chunk.flat[bad[0]]), bound)
 
 
 def own_index(index: tuple[int, ...] | None, own_shape: tuple[int, ...]) -> tuple[int, ...] | None:
@@ -166,3 +166,17 @@ def own_index(index: tuple[int, ...] | None, own_shape: tuple[int, ...]) -> tupl
         return None if not own_shape else index
     index = index[len(index) - len(own_shape) :]
     return tuple(0 if size == 1 else i for i, size in zip(index, own_shape, strict=True))
+
+
+def positions(piles: Any, where: str) -> list[int] | np.ndarray:
+    """Game positions: a list or tuple of ints is ONE position (a list of checked
+    Python ints); an array of shape (..., k) holds many (an integer or object
+    ndarray, k = its last axis)."""
+    if isinstance(piles, (list, tuple)) and all(
+        isinstance(p, (int, np.integer)) and not isinstance(p, (bool, np.bool_)) for p in piles
+    ):
+        return [check_int(int(p), where, "piles", index=(i,)) for i, p in enumerate(piles)]
+    array = integers(piles, where, "piles")
+    if isinstance(array, int) or array.ndim == 0:
+        raise TypeError(f"{where}: piles must be a sequence of pile sizes or an array (..., k)")
+    return array

@@ -85,4 +85,6 @@ def two_pile_move(x: int, y: int, r: int | None) -> tuple[int, int] | None:
             after[pile] -= take
             if two_pile_is_p(after[0], after[1], 2 * take):
                 return pile, take
-    raise AssertionError(f"no winning move found from ({x}, {y}; {r})")  # the theorem says otherwise
+    raise AssertionError(
+        f"no winning move found from ({x}, {y}; {r})"
+    )  # the theorem says otherwise

@@ -1,0 +1,40 @@
+# Compiled twin of fibnim._pure.power_nim: the same kernel names and signatures.
+# piles is a checked, C-contiguous uint64 array of shape (positions, k).
+
+from libc.stdint cimport int64_t, uint8_t, uint64_t
+
+
+def is_p(const uint64_t[:, ::1] piles, const uint64_t[::1] r, uint8_t[::1] out):
+    """out[i] = 1 where (piles[i]; r[i]) is a P-position of power-of-two Nim:
+    sb(X) > r, X the xor of the piles (a bound no smaller than the piles is infinite)."""
+    cdef Py_ssize_t i, j, k = piles.shape[1]
+    cdef uint64_t x
+    with nogil:
+        for i in range(piles.shape[0]):
+            x = 0
+            for j in range(k):
+                x ^= piles[i, j]
+            out[i] = x == 0 or (x & (0 - x)) > r[i]
+
+
+def winning_move(const uint64_t[:, ::1] piles, const uint64_t[::1] r,
+                 int64_t[::1] pile, int64_t[::1] take, bint bouton):
+    """(pile[i], take[i]) = the move of spec/math.md section 7 from the first pile
+    with n xor X < n: to n xor X (bouton), or sb(X) counters; -1 where none."""
+    cdef Py_ssize_t i, j, k = piles.shape[1]
+    cdef uint64_t x, n
+    with nogil:
+        for i in range(piles.shape[0]):
+            x = 0
+            for j in range(k):
+                x ^= piles[i, j]
+            pile[i] = -1
+            take[i] = -1
+            if x == 0 or (not bouton and (x & (0 - x)) > r[i]):
+                continue
+            for j in range(k):
+                n = piles[i, j]
+                if (n ^ x) < n:
+                    pile[i] = j
+                    take[i] = <int64_t>(n - (n ^ x) if bouton else x & (0 - x))
+                    break

@@ -1,0 +1,33 @@
+"""Pure twin of fibnim._fibonacci_nim (fibnim_c/_fibonacci_nim.pyx)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from fibnim._exact import fibonacci_nim as ints
+
+
+def is_p(n: np.ndarray, r: np.ndarray, out: np.ndarray) -> None:
+    """out[i] = 1 where (n[i]; r[i]) is a P-position of one-pile Fibonacci Nim."""
+    out[:] = [ints.one_pile_is_p(a, b) for a, b in zip(n.tolist(), r.tolist(), strict=True)]
+
+
+def winning_take(n: np.ndarray, r: np.ndarray, out: np.ndarray) -> None:
+    """out[i] = the winning take from (n[i]; r[i]), or 0 if none wins."""
+    out[:] = [ints.one_pile_take(a, b) for a, b in zip(n.tolist(), r.tolist(), strict=True)]
+
+
+def two_pile_is_p(piles: np.ndarray, r: np.ndarray, out: np.ndarray) -> None:
+    """out[i] = 1 where (piles[i, 0], piles[i, 1]; r[i]) is a P-position of global
+    Fibonacci Nim."""
+    values = zip(piles.tolist(), r.tolist(), strict=True)
+    out[:] = [ints.two_pile_is_p(a, b, c) for (a, b), c in values]
+
+
+def two_pile_move(piles: np.ndarray, r: np.ndarray, pile: np.ndarray, take: np.ndarray) -> None:
+    """(pile[i], take[i]) = a winning move from (piles[i, 0], piles[i, 1]; r[i]); -1
+    where none."""
+    values = zip(piles.tolist(), r.tolist(), strict=True)
+    moves = [ints.two_pile_move(a, b, c) or (-1, -1) for (a, b), c in values]
+    pile[:] = [m[0] for m in moves]
+    take[:] = [m[1] for m in moves]

@@ -1,0 +1,24 @@
+"""Pure twin of fibnim._power_nim (fibnim_c/_power_nim.pyx)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from fibnim._exact import power_nim as ints
+
+
+def is_p(piles: np.ndarray, r: np.ndarray, out: np.ndarray) -> None:
+    """out[i] = 1 where (piles[i]; r[i]) is a P-position of power-of-two Nim."""
+    out[:] = [ints.is_p(p, b) for p, b in zip(piles.tolist(), r.tolist(), strict=True)]
+
+
+def winning_move(
+    piles: np.ndarray, r: np.ndarray, pile: np.ndarray, take: np.ndarray, bouton: bool
+) -> None:
+    """(pile[i], take[i]) = the winning move from (piles[i]; r[i]); -1 where none."""
+    moves = [
+        ints.winning_move(p, None if bouton else b) or (-1, -1)
+        for p, b in zip(piles.tolist(), r.tolist(), strict=True)
+    ]
+    pile[:] = [m[0] for m in moves]
+    take[:] = [m[1] for m in moves]

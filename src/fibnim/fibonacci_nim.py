@@ -1,0 +1,280 @@
+"""Fibonacci Nim (Whinihan) and global multi-pile Fibonacci Nim (spec/math.md 5-6).
+
+A position (n_1, ..., n_k; r): piles, and the most that may be taken now. A
+move takes s, 1 <= s <= r, from one pile, and the next player may take at
+most 2 s. Whoever cannot move loses.
+
+- One pile, `is_p` and `winning_take`: r = None is the opening bound n - 1
+  (the first player may not take the whole pile). (n; r) is a P-position iff
+  n's lowest Zeckendorf term exceeds r.
+- Any number of piles, `global_is_p` and `global_winning_move`: r = None is
+  no bound. One pile follows the one-pile rule, two piles the closed form of
+  spec/two_pile_theorem.md, three or more an exhaustive search
+  (`fibnim.solvers`), which refuses positions beyond `solvers.state_limit()`.
+
+Arrays: `is_p` and `winning_take` broadcast n and r. For the global
+functions a list or tuple of ints is ONE position, an array of shape (..., k)
+holds many, and r broadcasts over (...); any r at least as large as every
+pile means the same as no bound.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from fibnim import _backend, solvers
+from fibnim._apply import (
+    INT64_MAX,
+    apply,
+    each_position,
+    fill_positions,
+    finish,
+    map_arrays,
+    result_array,
+)
+from fibnim._checks import Bound, check_int, integers, positions
+from fibnim._exact import fibonacci_nim as ints
+
+__all__ = [
+    "complementary_value",
+    "global_is_p",
+    "global_winning_move",
+    "is_p",
+    "winning_take",
+]
+
+_PILE = Bound(
+    INT64_MAX,
+    OverflowError,
+    "is above 2**63 - 1, the largest value fibnim's integer arrays take "
+    "(an object array of Python ints takes any size)",
+)
+_UNBOUNDED = np.asarray(INT64_MAX, dtype=np.int64)  # no pile exceeds it
+
+
+def _kernel(name: str) -> Any:
+    return getattr(_backend.kernels("fibonacci_nim"), name)
+
+
+def _one_pile(
+    where: str, n: ArrayLike, r: ArrayLike | None, exact: Any, kernel: str, dtype: Any
+) -> Any:
+    if r is not None:
+        return apply(where, [(n, "n"), (r, "r")], exact, _kernel(kernel), [dtype], high=_PILE)
+
+    def opening(pile: int) -> Any:
+        return exact(pile, max(pile - 1, 0))
+
+    run = _kernel(kernel)
+
+    def with_opening_bound(chunk: NDArray[np.uint64], out: NDArray[Any]) -> None:
+        run(chunk, np.maximum(chunk, np.uint64(1)) - np.uint64(1), out)
+
+    return apply(where, [(n, "n")], opening, with_opening_bound, [dtype], high=_PILE)
+
+
+def is_p(n: ArrayLike, r: ArrayLike | None = None) -> Any:
+    """Whether (n; r) is a P-position of one-pile Fibonacci Nim.
+
+    Parameters
+    ----------
+    n : int or array_like of int
+        Counters in the pile, n >= 0.
+    r : int or array_like of int, optional
+        The most that may be taken now (r >= 0; 0 means no move). None is the
+        opening bound n - 1: then the first player wins iff n is not a
+        Fibonacci number.
+
+    Examples
+    --------
+    >>> from fibnim import fibonacci_nim
+    >>> fibnim_p = fibonacci_nim.is_p([0, 1, 5, 12, 13, 20])  # the opening
+    >>> fibnim_p
+    array([ True,  True,  True, False,  True, False])
+    >>> fibonacci_nim.is_p(12, r=0), fibonacci_nim.is_p(12, r=1)  # 12 = 8 + 3 + 1
+    (True, False)
+    """
+    return _one_pile("is_p", n, r, ints.one_pile_is_p, "is_p", np.bool_)
+
+
+def winning_take(n: ArrayLike, r: ArrayLike | None = None) -> Any:
+    """How many counters to take from (n; r) to win: n's lowest Zeckendorf term,
+    or 0 where no take wins (a P-position).
+
+    Examples
+    --------
+    >>> from fibnim import fibonacci_nim
+    >>> fibonacci_nim.winning_take(20)  # 20 = 13 + 5 + 2: take 2
+    2
+    >>> fibonacci_nim.winning_take([13, 20, 20], r=[12, 1, 2])
+    array([0, 0, 2])
+    """
+    return _one_pile("winning_take", n, r, ints.one_pile_take, "winning_take", np.int64)
+
+
+def _bound(r: Any, where: str) -> int | None:
+    if r is None:
+        return None
+    value = integers(r, where, "r")
+    if not isinstance(value, int):
+        raise TypeError(f"{where}: r must be one integer (or None) for one position")
+    return check_int(value, where, "r")
+
+
+def _table(piles: NDArray[Any], where: str) -> NDArray[np.uint32]:
+    """The threshold table (see solvers.threshold_table) over the smallest box that
+    holds every position of piles, an array (..., k)."""
+    rows = piles.reshape(-1, piles.shape[-1])
+    dims = [int(d) for d in rows.max(axis=0)] if len(rows) else [0] * piles.shape[-1]
+    return solvers.threshold_table(dims, power=False, where=where)
+
+
+def _searched_move(
+    piles: list[int], r: int | None, table: NDArray[np.uint32]
+) -> tuple[int, int] | None:
+    """The least winning take, from the first pile it wins from (three or more piles)."""
+    threshold = int(table[tuple(piles)])
+    if solvers.outcome_from_threshold(threshold, r):
+        return None
+    for i, n in enumerate(piles):
+        if n >= threshold:
+            after = list(piles)
+            after[i] -= threshold
+            if solvers.outcome_from_threshold(int(table[tuple(after)]), 2 * threshold):
+                return i, threshold
+    raise AssertionError("the threshold names a winning take")  # by its definition
+
+
+def _one_position(where: str, piles: list[int], r: int | None, table: Any, moves: bool) -> Any:
+    """P or not, or the winning move (pile, take) or None, of one position."""
+    if len(piles) >= 3:
+        if table is None:
+            table = _table(np.array([piles]), where)
+        if moves:
+            return _searched_move(piles, r, table)
+        return solvers.outcome_from_threshold(int(table[tuple(piles)]), r)
+    if len(piles) == 2:
+        return ints.two_pile_move(*piles, r) if moves else ints.two_pile_is_p(*piles, r)
+    n = piles[0] if piles else 0
+    if not moves:
+        return n == 0 or (r is not None and ints.one_pile_is_p(n, r))
+    take = ints.one_pile_take(n, n if r is None else r)
+    return (0, take) if take else None
+
+
+def _arrays(where: str, piles: NDArray[Any], r: ArrayLike, moves: bool) -> list[Any]:
+    """One or two piles in an integer array (..., k): the compiled kernels."""
+    k = piles.shape[-1]
+    bound = np.asarray(integers(r, where, "r"))
+    shape = np.broadcast_shapes(piles.shape[:-1], bound.shape)
+    kinds = [np.int64, np.int64] if moves else [np.bool_]
+    answers = [result_array(shape, kind, None, where) for kind in kinds]
+    if k == 2:
+        kernel = _kernel("two_pile_move" if moves else "two_pile_is_p")
+    else:
+        one_pile = _kernel("winning_take" if moves else "is_p")
+
+        def kernel(rows: NDArray[np.uint64], bounds: NDArray[np.uint64], *outs: Any) -> None:
+            if moves:  # the take goes to the second output; the pile index is 0
+                one_pile(np.ascontiguousarray(rows[:, 0]), bounds, outs[1])
+                outs[0][:] = np.where(outs[1] > 0, 0, -1)
+                outs[1][outs[1] == 0] = -1
+            else:
+                one_pile(np.ascontiguousarray(rows[:, 0]), bounds, *outs)
+
+    map_arrays(kernel, [piles, bound], ["piles", "r"], answers, where, high=_PILE, core=[k, 0])
+    return [finish(a, len(shape)) for a in answers]
+
+
+def _many(where: str, piles: NDArray[Any], r: ArrayLike | None, moves: bool) -> Any:
+    """The answers for an array of positions (..., k)."""
+    k = piles.shape[-1]
+    if piles.dtype != object and k <= 2:
+        answers = _arrays(where, piles, _UNBOUNDED if r is None else r, moves)
+        return tuple(answers) if moves else answers[0]
+    # three or more piles, or object arrays: position by position, over one table
+    shape, found = each_position(where, piles, r)
+    table = _table(np.array([row for _, row, _ in found]), where) if k >= 3 and found else None
+    answers = [(index, _one_position(where, row, b, table, moves)) for index, row, b in found]
+    return fill_positions(shape, answers, moves, exact=piles.dtype == object)
+
+
+def global_is_p(piles: Sequence[int] | NDArray[Any], r: ArrayLike | None = None) -> Any:
+    """Whether (piles; r) is a P-position of global Fibonacci Nim.
+
+    Parameters
+    ----------
+    piles : sequence of int, or array of shape (..., k)
+        One position (a list or tuple), or many (an array; the last axis holds
+        the piles).
+    r : int or array_like, optional
+        The bound on the next take; None is no bound.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fibnim import fibonacci_nim
+    >>> fibonacci_nim.global_is_p([4, 4]), fibonacci_nim.global_is_p([1, 3], r=2)
+    (True, False)
+    >>> fibonacci_nim.global_is_p(np.array([[2, 5], [3, 3], [1, 2]]), r=1)
+    array([ True,  True, False])
+    """
+    values = positions(piles, "global_is_p")
+    if isinstance(values, list):
+        return _one_position("global_is_p", values, _bound(r, "global_is_p"), None, moves=False)
+    return _many("global_is_p", values, r, moves=False)
+
+
+def global_winning_move(piles: Sequence[int] | NDArray[Any], r: ArrayLike | None = None) -> Any:
+    """A winning move (pile index, counters) from (piles; r), or None from a P-position.
+
+    One pile: take its lowest Zeckendorf term. Two piles: from the closed form
+    (if z_1(k) = F_e <= r, F_e from the larger pile or F_{e-1} from the
+    smaller; otherwise F_t from the smaller). Three or more: the least winning
+    take, found by search, from the first pile it wins from. Arrays: two int64
+    arrays of shape (...), -1 where there is none.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fibnim import fibonacci_nim
+    >>> fibonacci_nim.global_winning_move([1, 3], r=2)
+    (1, 2)
+    >>> fibonacci_nim.global_winning_move([4, 4]) is None
+    True
+    >>> fibonacci_nim.global_winning_move(np.array([[1, 3], [4, 4], [2, 3]]))
+    (array([ 1, -1,  1]), array([ 2, -1,  1]))
+    """
+    values = positions(piles, "global_winning_move")
+    if isinstance(values, list):
+        bound = _bound(r, "global_winning_move")
+        return _one_position("global_winning_move", values, bound, None, moves=True)
+    return _many("global_winning_move", values, r, moves=True)
+
+
+def complementary_value(piles: Sequence[int], *, limit: int = 1000) -> int | None:
+    """The b with (piles..., b; no bound) a P-position of global Fibonacci Nim.
+
+    There is at most one such b; for some positions, such as (3, 4), there is
+    none. b = 0, 1, ..., limit are tried (one search over piles x [0, limit]);
+    None when none of them works.
+
+    Examples
+    --------
+    >>> from fibnim import fibonacci_nim
+    >>> fibonacci_nim.complementary_value([1, 2])  # (1, 2, 4) is a P-position
+    4
+    >>> fibonacci_nim.complementary_value([3, 4]) is None
+    True
+    """
+    values = positions(piles, "complementary_value")
+    if not isinstance(values, list):
+        raise TypeError("complementary_value: piles must be one position, a list or tuple of ints")
+    limit = check_int(_bound(limit, "complementary_value") or 0, "complementary_value", "limit")
+    table = solvers.threshold_table([*values, limit], power=False, where="complementary_value")
+    found = np.flatnonzero(table[tuple(values)] == 0)
+    return int(found[0]) if found.size else None

@@ -1,0 +1,120 @@
+"""Global power-of-two Nim and Bouton's Nim (spec/math.md section 7).
+
+(n_1, ..., n_k; r): a move takes s, 1 <= s <= r, from one pile, and the next
+player may take at most s. With X the xor of the piles and sb(X) the smallest
+power of two in X, the position is a P-position iff sb(X) > r (X = 0: always).
+r = None is Bouton's Nim: P iff X = 0.
+
+A list or tuple of ints is ONE position; an array of shape (..., k) holds
+many, and r broadcasts over (...).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from fibnim import _backend
+from fibnim._apply import (
+    INT64_MAX,
+    each_position,
+    fill_positions,
+    finish,
+    map_arrays,
+    result_array,
+)
+from fibnim._checks import Bound, check_int, integers, positions
+from fibnim._exact import power_nim as ints
+
+__all__ = ["is_p", "winning_move"]
+
+_PILE = Bound(
+    INT64_MAX,
+    OverflowError,
+    "is above 2**63 - 1, the largest value fibnim's integer arrays take "
+    "(an object array of Python ints takes any size)",
+)
+
+
+def _bound(r: Any, where: str) -> int | None:
+    if r is None:
+        return None
+    value = integers(r, where, "r")
+    if not isinstance(value, int):
+        raise TypeError(f"{where}: r must be one integer (or None) for one position")
+    return check_int(value, where, "r")
+
+
+def _many(where: str, piles: NDArray[Any], r: ArrayLike | None, moves: bool) -> Any:
+    """The answers for an array of positions (..., k)."""
+    bound = np.asarray(INT64_MAX if r is None else integers(r, where, "r"))
+    if piles.dtype == object or bound.dtype == object:
+        shape, found = each_position(where, piles, r)
+        exact = ints.winning_move if moves else ints.is_p
+        answers = [(index, exact(row, b)) for index, row, b in found]
+        return fill_positions(shape, answers, moves, exact=True)
+    shape = np.broadcast_shapes(piles.shape[:-1], bound.shape)
+    kinds = [np.int64, np.int64] if moves else [np.bool_]
+    answers = [result_array(shape, kind, None, where) for kind in kinds]
+    kernels = _backend.kernels("power_nim")
+    kernel = kernels.winning_move if moves else kernels.is_p
+    options = (r is None,) if moves else ()
+    k = piles.shape[-1]
+    map_arrays(
+        kernel,
+        [piles, bound],
+        ["piles", "r"],
+        answers,
+        where,
+        high=_PILE,
+        options=options,
+        core=[k, 0],
+    )
+    finished = [finish(a, len(shape)) for a in answers]
+    return tuple(finished) if moves else finished[0]
+
+
+def is_p(piles: Sequence[int] | NDArray[Any], r: ArrayLike | None = None) -> Any:
+    """Whether (piles; r) is a P-position of global power-of-two Nim (Bouton's Nim
+    for r = None).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fibnim import power_nim
+    >>> power_nim.is_p([1, 2, 3]), power_nim.is_p([1, 2]), power_nim.is_p([2, 4], r=1)
+    (True, False, True)
+    >>> power_nim.is_p(np.array([[1, 2, 3], [1, 2, 4]]))
+    array([ True, False])
+    """
+    values = positions(piles, "is_p")
+    if isinstance(values, list):
+        return ints.is_p(values, _bound(r, "is_p"))
+    return _many("is_p", values, r, moves=False)
+
+
+def winning_move(piles: Sequence[int] | NDArray[Any], r: ArrayLike | None = None) -> Any:
+    """A winning move (pile index, counters), or None from a P-position.
+
+    From the first pile with n xor X < n: Bouton's move to n xor X when
+    r = None; with a bound, a take of sb(X) counters. Arrays: two int64 arrays
+    of shape (...), -1 where there is none.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fibnim import power_nim
+    >>> power_nim.winning_move([3, 4, 5])  # X = 2: 3 -> 1
+    (0, 2)
+    >>> power_nim.winning_move([3, 4, 5], r=5)  # sb(X) = 2
+    (0, 2)
+    >>> power_nim.winning_move(np.array([[1, 2, 3], [6, 1, 2]]))
+    (array([-1,  0]), array([-1,  3]))
+    """
+    values = positions(piles, "winning_move")
+    if isinstance(values, list):
+        return ints.winning_move(values, _bound(r, "winning_move"))
+    return _many("winning_move", values, r, moves=True)

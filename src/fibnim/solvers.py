@@ -1,0 +1,170 @@
+"""Exhaustive solvers that know only the rules of the games (spec/math.md section 8).
+
+fibnim's closed forms are held against these in its tests, and they answer
+what no closed form does: the cornering games of other chess pieces, Grundy
+values, and global Fibonacci Nim with three or more piles.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from math import prod
+from typing import Literal
+
+import numpy as np
+from numpy.typing import NDArray
+
+from fibnim import _backend
+from fibnim._checks import Bound, check_int, integers
+
+__all__ = [
+    "BOARD_LIMIT",
+    "GRUNDY_LIMIT",
+    "PIECES",
+    "board",
+    "global_outcome",
+    "grundy",
+    "state_limit",
+]
+
+#: The pieces of math.md section 8, as move sets; join several with "+".
+PIECES = {"rook": 1, "bishop": 2, "queen": 3, "king": 4, "knight": 8}
+
+#: The largest board sides (the answers take size**2 bytes, and 8 size**2 for Grundy values).
+BOARD_LIMIT = 30_000
+GRUNDY_LIMIT = 10_000
+
+#: The most states one search visits, by backend: 4 bytes a state for the
+#: compiled core, and the pure twin's Python loop is ~10**3 times slower.
+STATE_LIMITS = {"cython": 10**8, "python": 2 * 10**5}
+
+
+def state_limit() -> int:
+    """The most states a search may visit with the backend in use."""
+    return STATE_LIMITS[_backend.name()]
+
+
+def _piece(piece: str, where: str) -> int:
+    if not isinstance(piece, str):
+        raise TypeError(f"{where}: piece must be a str such as 'queen' or 'rook+knight'")
+    mask = 0
+    for name in piece.split("+"):
+        if name.strip() not in PIECES:
+            raise ValueError(
+                f"{where}: unknown piece {name.strip()!r} in {piece!r}; the pieces are "
+                + ", ".join(PIECES)
+            )
+        mask |= PIECES[name.strip()]
+    return mask
+
+
+def _size(size: int, where: str, limit: int) -> int:
+    value = integers(size, where, "size")
+    if not isinstance(value, int):
+        raise TypeError(f"{where}: size must be one integer")
+    return check_int(value, where, "size", high=Bound(limit, ValueError, f"is above {limit}"))
+
+
+def board(piece: str, size: int, *, misere: bool = False) -> NDArray[np.bool_]:
+    """The P-positions of a cornering game on a size x size board, cell [x, y].
+
+    A piece on (x, y) moves only west, south or south-west; the player who
+    cannot move loses (misere: wins). The queen's game is Wythoff's Nim.
+
+    Examples
+    --------
+    >>> from fibnim import solvers
+    >>> p = solvers.board("queen", 6)
+    >>> [(int(x), int(y)) for x, y in zip(*p.nonzero())]
+    [(0, 0), (1, 2), (2, 1), (3, 5), (5, 3)]
+    >>> solvers.board("king", 4).astype(int)
+    array([[1, 0, 1, 0],
+           [0, 0, 0, 0],
+           [1, 0, 1, 0],
+           [0, 0, 0, 0]])
+    """
+    mask = _piece(piece, "board")
+    size = _size(size, "board", BOARD_LIMIT)
+    out = np.zeros((size, size), dtype=np.bool_)
+    _backend.kernels("solvers").board(mask, size, bool(misere), out.view(np.uint8))
+    return out
+
+
+def grundy(piece: str, size: int) -> NDArray[np.int64]:
+    """Grundy (Sprague-Grundy) values of a cornering game in normal play, cell [x, y].
+
+    Examples
+    --------
+    >>> from fibnim import solvers
+    >>> solvers.grundy("queen", 4)
+    array([[0, 1, 2, 3],
+           [1, 2, 0, 4],
+           [2, 0, 1, 5],
+           [3, 4, 5, 6]])
+    """
+    mask = _piece(piece, "grundy")
+    size = _size(size, "grundy", GRUNDY_LIMIT)
+    out = np.zeros((size, size), dtype=np.int64)
+    _backend.kernels("solvers").grundy(mask, size, out)
+    return out
+
+
+def threshold_table(dims: Sequence[int], power: bool, where: str) -> NDArray[np.uint32]:
+    """T for every position of the box [0, dims[0]] x [0, dims[1]] x ...
+
+    (piles; r) is a P-position exactly when T = 0 (no winning move at any
+    bound) or r < T: raising r only adds moves, so one number per position
+    stands for its outcome at every r. Refuses boxes of more than
+    `state_limit()` states.
+    """
+    states = prod(d + 1 for d in dims)
+    limit = state_limit()
+    if states > limit:
+        raise ValueError(
+            f"{where}: the search over piles up to {tuple(dims)} has {states} states, more than "
+            f"the {limit} the {_backend.name()} backend searches (the state count is the product "
+            "of (n_i + 1))"
+        )
+    out = np.zeros(tuple(d + 1 for d in dims), dtype=np.uint32)
+    _backend.kernels("solvers").thresholds(
+        np.asarray(dims, dtype=np.int64), bool(power), out.reshape(-1)
+    )
+    return out
+
+
+def outcome_from_threshold(threshold: int, r: int | None) -> bool:
+    """Whether a position with this T is a P-position at bound r (None: infinite)."""
+    return threshold == 0 or (r is not None and r < threshold)
+
+
+def global_outcome(
+    piles: Sequence[int], r: int | None = None, *, power: bool = False
+) -> Literal["P", "N"]:
+    """ "P" or "N" for (piles; r) of global Fibonacci Nim, or of global power-of-two
+    Nim with power=True, by exhaustive search over the rules.
+
+    A move takes s, 1 <= s <= r, from one pile; the next bound is 2 s (power:
+    s). r = None is no bound. The search visits every position below this
+    one: the product of (n_i + 1), at most `state_limit()`.
+
+    Examples
+    --------
+    >>> from fibnim import solvers
+    >>> solvers.global_outcome([3, 4, 7]), solvers.global_outcome([1, 1], r=1)
+    ('N', 'P')
+    """
+    values = [
+        check_int(_one(p), "global_outcome", "piles", index=(i,)) for i, p in enumerate(piles)
+    ]
+    if r is not None:
+        r = check_int(_one(r, "r"), "global_outcome", "r")
+    dims = [n for n in values if n > 0]  # empty piles change nothing
+    table = threshold_table(dims, power, "global_outcome")
+    return "P" if outcome_from_threshold(int(table[tuple(dims)]), r) else "N"
+
+
+def _one(value: object, name: str = "piles") -> int:
+    checked = integers(value, "global_outcome", name)
+    if not isinstance(checked, int):
+        raise TypeError(f"global_outcome: {name} must hold integers")
+    return checked
