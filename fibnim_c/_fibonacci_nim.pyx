@@ -4,46 +4,31 @@
 
 from libc.stdint cimport int64_t, uint8_t, uint64_t
 
-from _scalar cimport FIB, encode_wide, fill_tables, lowest_index
+from _scalar cimport FIB, encode_wide, fill_tables, lowest_index, lowest_term_of, top_index
 
 fill_tables()
-
-
-cdef inline int top_index(uint64_t v) noexcept nogil:
-    # The k >= 2 with F_k <= v < F_{k+1}, v >= 1: F_k grows by phi, so
-    # 1.44 (bits of v) is within a couple of steps of k (log 2 / log phi = 1.4404).
-    cdef int bits = 64
-    cdef uint64_t w = v
-    while not (w >> 63):
-        w <<= 1
-        bits -= 1
-    cdef int k = (bits * 1475) >> 10
-    if k > 92:
-        k = 92
-    if k < 2:
-        k = 2
-    while k < 93 and FIB[k + 1] <= v:
-        k += 1
-    while FIB[k] > v:
-        k -= 1
-    return k
-
-
-cdef inline uint64_t lowest_term_of(uint64_t n) noexcept nogil:
-    cdef uint64_t lo, hi
-    if n == 0:
-        return 0
-    lo = encode_wide(n, &hi)
-    return FIB[lowest_index(lo, hi)]
 
 
 def is_p(const uint64_t[::1] n, const uint64_t[::1] r, uint8_t[::1] out):
     """out[i] = 1 where (n[i]; r[i]) is a P-position of one-pile Fibonacci Nim:
     n = 0, or its lowest Zeckendorf term exceeds r."""
-    cdef Py_ssize_t i
+    cdef Py_ssize_t i, size = n.shape[0]
+    cdef uint64_t a0, a1, a2, a3
     with nogil:
-        for i in range(n.shape[0]):
-            out[i] = n[i] == 0 or lowest_term_of(n[i]) > r[i]
+        # Four at a time, loaded before anything is stored: a store to the uint8
+        # output may alias the input, which would keep the four look-up chains
+        # from overlapping.
+        for i in range(0, size - 3, 4):
+            a0 = lowest_term_of(n[i])
+            a1 = lowest_term_of(n[i + 1])
+            a2 = lowest_term_of(n[i + 2])
+            a3 = lowest_term_of(n[i + 3])
+            out[i] = (n[i] == 0) | (a0 > r[i])
+            out[i + 1] = (n[i + 1] == 0) | (a1 > r[i + 1])
+            out[i + 2] = (n[i + 2] == 0) | (a2 > r[i + 2])
+            out[i + 3] = (n[i + 3] == 0) | (a3 > r[i + 3])
+        for i in range(size - size % 4, size):
+            out[i] = (n[i] == 0) | (lowest_term_of(n[i]) > r[i])
 
 
 def winning_take(const uint64_t[::1] n, const uint64_t[::1] r, int64_t[::1] out):

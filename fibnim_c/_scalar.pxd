@@ -16,8 +16,12 @@ cdef extern from *:
     static __inline int fibnim_ctz64(uint64_t x) {
         unsigned long i; _BitScanForward64(&i, x); return (int)i;
     }
+    static __inline int fibnim_bit_length(uint64_t x) {
+        unsigned long i; return _BitScanReverse64(&i, x) ? (int)i + 1 : 0;
+    }
     #else
     #define fibnim_ctz64(x) __builtin_ctzll(x)
+    #define fibnim_bit_length(x) ((x) ? 64 - __builtin_clzll(x) : 0)
     #endif
 
     #if defined(_MSC_VER)
@@ -82,6 +86,7 @@ cdef extern from *:
     static uint64_t fibnim_byte_value[8][256];
     """
     int ctz64 "fibnim_ctz64"(uint64_t x) noexcept nogil
+    int bit_length "fibnim_bit_length"(uint64_t x) noexcept nogil
     uint64_t mul128 "fibnim_mul128"(uint64_t a, uint64_t b, uint64_t* low) noexcept nogil
     const uint64_t PHI_HI "FIBNIM_PHI_HI"
     const uint64_t PHI_LO "FIBNIM_PHI_LO"
@@ -279,3 +284,30 @@ cdef inline bint lower_count(uint64_t x, uint64_t* below) noexcept nogil:
 cdef inline bint normal_safe(uint64_t small, uint64_t large) noexcept nogil:
     # (small, large) is a P-position iff small = a_d, d = large - small ((0, 0) for d = 0)
     return small == beatty(large - small)
+
+
+cdef inline int top_index(uint64_t v) noexcept nogil:
+    """The k >= 2 with F_k <= v < F_{k+1}, for v >= 1."""
+    # F_k grows by phi per step and 2 = phi^1.44: 1.44 times the bit length of
+    # v is within two steps of k (log 2 / log phi = 1.4404 ~ 1475 / 1024).
+    cdef int k = (bit_length(v) * 1475) >> 10
+    if k > 92:
+        k = 92
+    if k < 2:
+        k = 2
+    while k < 93 and FIB[k + 1] <= v:
+        k += 1
+    while FIB[k] > v:
+        k -= 1
+    return k
+
+
+cdef inline uint64_t lowest_term_of(uint64_t n) noexcept nogil:
+    """z_1(n), the smallest Zeckendorf term of n; 0 for n = 0."""
+    cdef uint64_t lo, hi
+    if n < FIB[FIB_LIMIT_INDEX]:
+        lo = encode(n)
+        # n = 0 gives lo = 0: the bit set at 63 makes FIB[65] of it, and the select 0
+        return FIB[ctz64(lo | (<uint64_t>1 << 63)) + 2] & (0 - <uint64_t>(lo != 0))
+    lo = encode_wide(n, &hi)
+    return FIB[lowest_index(lo, hi)]

@@ -5,7 +5,7 @@ from libc.stdint cimport uint8_t, uint64_t, int64_t
 
 from _scalar cimport (
     C22, C44, EVEN_BITS, FIB, decode as decode_one, encode as encode_one, encode_wide,
-    fill_tables, lowest_index,
+    fill_tables, lowest_index, lowest_term_of,
 )
 
 fill_tables()
@@ -71,14 +71,9 @@ def decode(const uint64_t[::1] code, int64_t[::1] out):
 def lowest_term(const uint64_t[::1] n, uint64_t[::1] out):
     """out[i] = z_1(n[i]), the smallest Zeckendorf term; 0 for 0."""
     cdef Py_ssize_t i
-    cdef uint64_t lo, hi
     with nogil:
         for i in range(n.shape[0]):
-            if n[i] == 0:
-                out[i] = 0
-            else:
-                lo = encode_wide(n[i], &hi)
-                out[i] = FIB[lowest_index(lo, hi)]
+            out[i] = lowest_term_of(n[i])
 
 
 def is_fibonacci(const uint64_t[::1] n, uint8_t[::1] out):

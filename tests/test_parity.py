@@ -127,3 +127,41 @@ def test_wythoff_two_piles(misere):
     assert_same_tuple(fibnim.wythoff.winning_move, x, y, misere=misere)
     small = np.arange(40)
     assert_same_tuple(fibnim.wythoff.winning_move, small[:, None], small, misere=misere)
+
+
+# --- the Nim family and the solvers ------------------------------------------------------
+
+
+@pytest.mark.parametrize("values", [PILES, RANDOM_PILES], ids=["edges", "random"])
+def test_fibonacci_nim_one_pile(values):
+    bounds = np.concatenate([values[1:], values[:1]])
+    assert_same(fibnim.fibonacci_nim.is_p, values, bounds)
+    assert_same(fibnim.fibonacci_nim.winning_take, values, bounds)
+    assert_same(fibnim.fibonacci_nim.is_p, values)  # the opening bound n - 1
+    assert_same(fibnim.fibonacci_nim.winning_take, values, 100)
+
+
+def test_fibonacci_nim_two_piles():
+    x = np.concatenate([RANDOM_PILES, PILES, np.arange(300)])
+    y = np.concatenate([RANDOM_PILES[::-1] >> 3, PILES[::-1], np.arange(300)[::-1] // 2])
+    piles = np.stack([x, y], axis=-1)
+    for r in (None, 1, 7, np.concatenate([PILES, RANDOM_PILES, np.arange(300)]) >> 40):
+        assert_same(fibnim.fibonacci_nim.global_is_p, piles, r)
+        assert_same_tuple(fibnim.fibonacci_nim.global_winning_move, piles, r)
+
+
+def test_power_nim():
+    piles = RANDOM_PILES[: 3 * 900].reshape(900, 3)
+    for r in (None, 1, 2**20, RANDOM_PILES[:900]):
+        assert_same(fibnim.power_nim.is_p, piles, r)
+        assert_same_tuple(fibnim.power_nim.winning_move, piles, r)
+        assert_same(fibnim.power_nim.is_p, piles[:, :2] >> 50, r)
+
+
+@pytest.mark.parametrize("piece", ["queen", "king+knight", "bishop", "rook+knight"])
+def test_solvers(piece):
+    assert_same(fibnim.solvers.board, piece, 60)
+    assert_same(fibnim.solvers.board, piece, 60, misere=True)
+    assert_same(fibnim.solvers.grundy, piece, 30)
+    assert_same(fibnim.solvers.threshold_table, [6, 7, 8], False, "test")
+    assert_same(fibnim.solvers.threshold_table, [6, 7, 8], True, "test")

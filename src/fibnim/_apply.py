@@ -37,11 +37,18 @@ def _chunks(values: np.ndarray, core: int) -> Iterator[np.ndarray]:
     """Chunks of values in C order, rows of `core` elements when core > 0 (a
     trailing axis kept whole); copies only one chunk at a time, or, for a
     strided array with a core axis, the array once."""
+    count = values.size // max(core, 1)
+    if not core and count and not any(values.strides):
+        # one value broadcast (a scalar bound, say): one constant chunk, sliced
+        constant = np.full(min(CHUNK, count), values.flat[0], dtype=values.dtype)
+        for start in range(0, count, CHUNK):
+            yield constant[: min(CHUNK, count - start)]
+        return
     if core:
         flat = values.reshape(-1, core)
     else:
         flat = values.reshape(-1) if values.flags.c_contiguous else values.flat
-    for start in range(0, values.size // max(core, 1), CHUNK):
+    for start in range(0, count, CHUNK):
         yield flat[start : start + CHUNK]
 
 
@@ -118,11 +125,19 @@ def map_arrays(
     ]
     targets, rows = zip(*(_rows(out, len(shape)) for out in outs), strict=True)
     rows = tuple(r.view(np.uint8) if r.dtype == np.bool_ else r for r in rows)
+    # one value broadcast over everything (a scalar bound, say) is checked once
+    single = [a.size == 1 and not c for a, c in zip(inputs, cores, strict=True)]
+    for a, name, one in zip(inputs, names, single, strict=True):
+        if one:
+            check_chunk(a.reshape(-1), 0, a.shape, a.shape, where, name, low, high, extra)
     start = 0
     for chunks in zip(*(_chunks(a, c) for a, c in zip(spread, cores, strict=True)), strict=True):
-        for chunk, own, name, c in zip(chunks, inputs, names, cores, strict=True):
-            full = shape + ((c,) if c else ())
-            check_chunk(chunk, start * max(c, 1), full, own.shape, where, name, low, high, extra)
+        for chunk, own, name, c, one in zip(chunks, inputs, names, cores, single, strict=True):
+            if not one:
+                full = shape + ((c,) if c else ())
+                check_chunk(
+                    chunk, start * max(c, 1), full, own.shape, where, name, low, high, extra
+                )
         stop = start + len(chunks[0])
         bad = kernel(*map(as_uint64, chunks), *(r[start:stop] for r in rows), *options)
         if result_bound is not None and bad is not None and bad >= 0:

@@ -1,0 +1,13 @@
+# Stub of the compiled module built from fibnim_c/_fibonacci_nim.pyx (the pure
+# twin: fibnim/_pure/fibonacci_nim.py). Kernels take checked, C-contiguous arrays.
+import numpy as np
+from numpy.typing import NDArray
+
+U64 = NDArray[np.uint64]
+I64 = NDArray[np.int64]
+U8 = NDArray[np.uint8]
+
+def is_p(n: U64, r: U64, out: U8) -> None: ...
+def winning_take(n: U64, r: U64, out: I64) -> None: ...
+def two_pile_is_p(piles: U64, r: U64, out: U8) -> None: ...
+def two_pile_move(piles: U64, r: U64, pile: I64, take: I64) -> None: ...

@@ -1,0 +1,13 @@
+# Stub of the compiled module built from fibnim_c/_power_nim.pyx (the pure twin:
+# fibnim/_pure/power_nim.py). piles is a checked, C-contiguous (positions, k) array.
+import numpy as np
+from numpy.typing import NDArray
+
+def is_p(piles: NDArray[np.uint64], r: NDArray[np.uint64], out: NDArray[np.uint8]) -> None: ...
+def winning_move(
+    piles: NDArray[np.uint64],
+    r: NDArray[np.uint64],
+    pile: NDArray[np.int64],
+    take: NDArray[np.int64],
+    bouton: bool,
+) -> None: ...
