@@ -180,3 +180,13 @@ def positions(piles: Any, where: str) -> list[int] | np.ndarray:
     if isinstance(array, int) or array.ndim == 0:
         raise TypeError(f"{where}: piles must be a sequence of pile sizes or an array (..., k)")
     return array
+
+
+def one_int(
+    value: Any, where: str, name: str, low: Bound | None = NONNEGATIVE, high: Bound | None = None
+) -> int:
+    """An argument that must be one integer (a size, a width, a bound), checked."""
+    checked = integers(value, where, name)
+    if not isinstance(checked, int):
+        raise TypeError(f"{where}: {name} must be one integer, not an array")
+    return check_int(checked, where, name, low, high)

@@ -36,7 +36,7 @@ from fibnim._apply import (
     map_arrays,
     result_array,
 )
-from fibnim._checks import Bound, check_int, integers, positions
+from fibnim._checks import Bound, integers, one_int, positions
 from fibnim._exact import fibonacci_nim as ints
 
 __all__ = [
@@ -92,8 +92,7 @@ def is_p(n: ArrayLike, r: ArrayLike | None = None) -> Any:
     Examples
     --------
     >>> from fibnim import fibonacci_nim
-    >>> fibnim_p = fibonacci_nim.is_p([0, 1, 5, 12, 13, 20])  # the opening
-    >>> fibnim_p
+    >>> fibonacci_nim.is_p([0, 1, 5, 12, 13, 20])  # the opening: Fibonacci numbers lose
     array([ True,  True,  True, False,  True, False])
     >>> fibonacci_nim.is_p(12, r=0), fibonacci_nim.is_p(12, r=1)  # 12 = 8 + 3 + 1
     (True, False)
@@ -114,15 +113,6 @@ def winning_take(n: ArrayLike, r: ArrayLike | None = None) -> Any:
     array([0, 0, 2])
     """
     return _one_pile("winning_take", n, r, ints.one_pile_take, "winning_take", np.int64)
-
-
-def _bound(r: Any, where: str) -> int | None:
-    if r is None:
-        return None
-    value = integers(r, where, "r")
-    if not isinstance(value, int):
-        raise TypeError(f"{where}: r must be one integer (or None) for one position")
-    return check_int(value, where, "r")
 
 
 def _table(piles: NDArray[Any], where: str) -> NDArray[np.uint32]:
@@ -225,7 +215,8 @@ def global_is_p(piles: Sequence[int] | NDArray[Any], r: ArrayLike | None = None)
     """
     values = positions(piles, "global_is_p")
     if isinstance(values, list):
-        return _one_position("global_is_p", values, _bound(r, "global_is_p"), None, moves=False)
+        bound = None if r is None else one_int(r, "global_is_p", "r")
+        return _one_position("global_is_p", values, bound, None, moves=False)
     return _many("global_is_p", values, r, moves=False)
 
 
@@ -251,7 +242,7 @@ def global_winning_move(piles: Sequence[int] | NDArray[Any], r: ArrayLike | None
     """
     values = positions(piles, "global_winning_move")
     if isinstance(values, list):
-        bound = _bound(r, "global_winning_move")
+        bound = None if r is None else one_int(r, "global_winning_move", "r")
         return _one_position("global_winning_move", values, bound, None, moves=True)
     return _many("global_winning_move", values, r, moves=True)
 
@@ -274,7 +265,7 @@ def complementary_value(piles: Sequence[int], *, limit: int = 1000) -> int | Non
     values = positions(piles, "complementary_value")
     if not isinstance(values, list):
         raise TypeError("complementary_value: piles must be one position, a list or tuple of ints")
-    limit = check_int(_bound(limit, "complementary_value") or 0, "complementary_value", "limit")
+    limit = one_int(limit, "complementary_value", "limit")
     table = solvers.threshold_table([*values, limit], power=False, where="complementary_value")
     found = np.flatnonzero(table[tuple(values)] == 0)
     return int(found[0]) if found.size else None

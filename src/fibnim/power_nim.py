@@ -26,7 +26,7 @@ from fibnim._apply import (
     map_arrays,
     result_array,
 )
-from fibnim._checks import Bound, check_int, integers, positions
+from fibnim._checks import Bound, integers, one_int, positions
 from fibnim._exact import power_nim as ints
 
 __all__ = ["is_p", "winning_move"]
@@ -37,15 +37,6 @@ _PILE = Bound(
     "is above 2**63 - 1, the largest value fibnim's integer arrays take "
     "(an object array of Python ints takes any size)",
 )
-
-
-def _bound(r: Any, where: str) -> int | None:
-    if r is None:
-        return None
-    value = integers(r, where, "r")
-    if not isinstance(value, int):
-        raise TypeError(f"{where}: r must be one integer (or None) for one position")
-    return check_int(value, where, "r")
 
 
 def _many(where: str, piles: NDArray[Any], r: ArrayLike | None, moves: bool) -> Any:
@@ -92,7 +83,7 @@ def is_p(piles: Sequence[int] | NDArray[Any], r: ArrayLike | None = None) -> Any
     """
     values = positions(piles, "is_p")
     if isinstance(values, list):
-        return ints.is_p(values, _bound(r, "is_p"))
+        return ints.is_p(values, None if r is None else one_int(r, "is_p", "r"))
     return _many("is_p", values, r, moves=False)
 
 
@@ -116,5 +107,5 @@ def winning_move(piles: Sequence[int] | NDArray[Any], r: ArrayLike | None = None
     """
     values = positions(piles, "winning_move")
     if isinstance(values, list):
-        return ints.winning_move(values, _bound(r, "winning_move"))
+        return ints.winning_move(values, None if r is None else one_int(r, "winning_move", "r"))
     return _many("winning_move", values, r, moves=True)

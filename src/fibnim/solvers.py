@@ -15,7 +15,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from fibnim import _backend
-from fibnim._checks import Bound, check_int, integers
+from fibnim._checks import Bound, one_int, positions
 
 __all__ = [
     "BOARD_LIMIT",
@@ -58,13 +58,6 @@ def _piece(piece: str, where: str) -> int:
     return mask
 
 
-def _size(size: int, where: str, limit: int) -> int:
-    value = integers(size, where, "size")
-    if not isinstance(value, int):
-        raise TypeError(f"{where}: size must be one integer")
-    return check_int(value, where, "size", high=Bound(limit, ValueError, f"is above {limit}"))
-
-
 def board(piece: str, size: int, *, misere: bool = False) -> NDArray[np.bool_]:
     """The P-positions of a cornering game on a size x size board, cell [x, y].
 
@@ -84,7 +77,9 @@ def board(piece: str, size: int, *, misere: bool = False) -> NDArray[np.bool_]:
            [0, 0, 0, 0]])
     """
     mask = _piece(piece, "board")
-    size = _size(size, "board", BOARD_LIMIT)
+    size = one_int(
+        size, "board", "size", high=Bound(BOARD_LIMIT, ValueError, f"is above {BOARD_LIMIT}")
+    )
     out = np.zeros((size, size), dtype=np.bool_)
     _backend.kernels("solvers").board(mask, size, bool(misere), out.view(np.uint8))
     return out
@@ -103,7 +98,9 @@ def grundy(piece: str, size: int) -> NDArray[np.int64]:
            [3, 4, 5, 6]])
     """
     mask = _piece(piece, "grundy")
-    size = _size(size, "grundy", GRUNDY_LIMIT)
+    size = one_int(
+        size, "grundy", "size", high=Bound(GRUNDY_LIMIT, ValueError, f"is above {GRUNDY_LIMIT}")
+    )
     out = np.zeros((size, size), dtype=np.int64)
     _backend.kernels("solvers").grundy(mask, size, out)
     return out
@@ -153,18 +150,11 @@ def global_outcome(
     >>> solvers.global_outcome([3, 4, 7]), solvers.global_outcome([1, 1], r=1)
     ('N', 'P')
     """
-    values = [
-        check_int(_one(p), "global_outcome", "piles", index=(i,)) for i, p in enumerate(piles)
-    ]
+    values = positions(piles, "global_outcome")
+    if not isinstance(values, list):
+        raise TypeError("global_outcome: piles must be one position, a list or tuple of ints")
     if r is not None:
-        r = check_int(_one(r, "r"), "global_outcome", "r")
+        r = one_int(r, "global_outcome", "r")
     dims = [n for n in values if n > 0]  # empty piles change nothing
     table = threshold_table(dims, power, "global_outcome")
     return "P" if outcome_from_threshold(int(table[tuple(dims)]), r) else "N"
-
-
-def _one(value: object, name: str = "piles") -> int:
-    checked = integers(value, "global_outcome", name)
-    if not isinstance(checked, int):
-        raise TypeError(f"global_outcome: {name} must hold integers")
-    return checked

@@ -21,7 +21,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from fibnim import _backend
 from fibnim._apply import INT64_MAX, apply
-from fibnim._checks import Bound, check_int, integers
+from fibnim._checks import Bound, one_int
 from fibnim._exact import wythoff as ints
 from fibnim._exact import zeckendorf as zeck
 
@@ -290,13 +290,6 @@ def winning_move(
     )
 
 
-def _one(value: Any, where: str, name: str) -> int:
-    checked = integers(value, where, name)
-    if not isinstance(checked, int):
-        raise TypeError(f"{where}: {name} must be one integer, not an array")
-    return check_int(checked, where, name)
-
-
 def winning_moves(x: int, y: int, *, misere: bool = False) -> list[tuple[int, int]]:
     """Every move from (x, y) to a P-position, as targets (x', y'), sorted.
 
@@ -313,7 +306,9 @@ def winning_moves(x: int, y: int, *, misere: bool = False) -> list[tuple[int, in
     >>> wythoff.winning_moves(2, 3, misere=True)
     [(0, 1), (2, 2)]
     """
-    return ints.winning_moves(_one(x, "winning_moves", "x"), _one(y, "winning_moves", "y"), misere)
+    return ints.winning_moves(
+        one_int(x, "winning_moves", "x"), one_int(y, "winning_moves", "y"), misere
+    )
 
 
 def explain(x: int, y: int) -> str:
@@ -336,8 +331,8 @@ def explain(x: int, y: int) -> str:
     Case 1: the smaller pile 10 is a B-number, so reduce the other pile to its partner 6:
       move to (10, 6).
     """
-    x = _one(x, "explain", "x")
-    y = _one(y, "explain", "y")
+    x = one_int(x, "explain", "x")
+    y = one_int(y, "explain", "y")
     return _explain(x, y)
 
 
@@ -426,8 +421,8 @@ def array(rows: int, cols: int) -> NDArray[np.int64]:
            [ 4,  7, 11, 18, 29],
            [ 6, 10, 16, 26, 42]])
     """
-    rows = _one(rows, "array", "rows")
-    cols = _one(cols, "array", "cols")
+    rows = one_int(rows, "array", "rows")
+    cols = one_int(cols, "array", "cols")
     result = np.empty((rows, cols), dtype=np.int64)
     if rows == 0 or cols == 0:
         return result

@@ -20,7 +20,7 @@ from numpy.typing import ArrayLike, DTypeLike, NDArray
 
 from fibnim import _backend
 from fibnim._apply import apply, finish, map_arrays, map_objects
-from fibnim._checks import NONNEGATIVE, Bound, Test, check_int, integers
+from fibnim._checks import NONNEGATIVE, Bound, Test, check_int, integers, one_int
 from fibnim._exact import zeckendorf as ints
 
 __all__ = [
@@ -269,12 +269,7 @@ def digits(n: ArrayLike, width: int | None = None) -> NDArray[np.uint8]:
     """
     values = integers(n, "digits", "n")
     if width is not None:
-        width = check_int(
-            _as_option(width, "digits", "width"),
-            "digits",
-            "width",
-            Bound(1, ValueError, "is less than 1"),
-        )
+        width = one_int(width, "digits", "width", Bound(1, ValueError, "is less than 1"))
     if isinstance(values, int):
         check_int(values, "digits", "n")
         values = np.asarray(values, dtype=object)
@@ -292,13 +287,6 @@ def digits(n: ArrayLike, width: int | None = None) -> NDArray[np.uint8]:
 
 def _digit_list(bits: int, width: int) -> list[int]:
     return [bits >> (width - 1 - j) & 1 for j in range(width)]
-
-
-def _as_option(value: Any, where: str, name: str) -> int:
-    checked = integers(value, where, name)
-    if not isinstance(checked, int):
-        raise TypeError(f"{where}: {name} must be one integer, not an array")
-    return checked
 
 
 def _check_style(style: str, where: str) -> bool:
