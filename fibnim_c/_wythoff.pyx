@@ -8,7 +8,17 @@ from _scalar cimport (
     beatty, ctz64, decode_wide, encode_wide, fill_tables, lower_count, normal_safe, select,
 )
 
+from _simd cimport is_lower8, is_safe8, pair8, simd_ready, simd_wanted, winning_move8
+
 fill_tables()
+
+
+def use_simd(bint wanted):
+    """Let the kernels take their AVX-512 IFMA paths where the processor has them
+    (the default), or not; returns whether they now do. For tests and benchmarks."""
+    global simd_wanted
+    simd_wanted = wanted
+    return simd_ready()
 
 
 cdef inline bint safe(uint64_t small, uint64_t large, bint misere) noexcept nogil:
@@ -20,10 +30,12 @@ cdef inline bint safe(uint64_t small, uint64_t large, bint misere) noexcept nogi
 
 def pair(const uint64_t[::1] n, int64_t[::1] a, int64_t[::1] b):
     """(a[i], b[i]) = (a_n, b_n) for n = n[i]."""
-    cdef Py_ssize_t i
+    cdef Py_ssize_t i, start = 0
     cdef uint64_t lower
     with nogil:
-        for i in range(n.shape[0]):
+        if n.shape[0] and simd_ready():
+            start = pair8(&n[0], &a[0], &b[0], n.shape[0])
+        for i in range(start, n.shape[0]):
             lower = beatty(n[i])
             a[i] = <int64_t>lower
             b[i] = <int64_t>(lower + n[i])
@@ -31,10 +43,12 @@ def pair(const uint64_t[::1] n, int64_t[::1] a, int64_t[::1] b):
 
 def is_safe(const uint64_t[::1] x, const uint64_t[::1] y, uint8_t[::1] out, bint misere):
     """out[i] = 1 where (x[i], y[i]) is a P-position."""
-    cdef Py_ssize_t i
+    cdef Py_ssize_t i, start = 0
     cdef uint64_t small, large
     with nogil:
-        for i in range(x.shape[0]):
+        if x.shape[0] and not misere and simd_ready():
+            start = is_safe8(&x[0], &y[0], &out[0], x.shape[0])
+        for i in range(start, x.shape[0]):
             small = x[i] if x[i] < y[i] else y[i]
             large = x[i] ^ y[i] ^ small
             out[i] = safe(small, large, misere)
@@ -42,19 +56,23 @@ def is_safe(const uint64_t[::1] x, const uint64_t[::1] y, uint8_t[::1] out, bint
 
 def is_lower(const uint64_t[::1] x, uint8_t[::1] out):
     """out[i] = 1 where x[i] is an A-number."""
-    cdef Py_ssize_t i
+    cdef Py_ssize_t i, start = 0
     cdef uint64_t below
     with nogil:
-        for i in range(x.shape[0]):
+        if x.shape[0] and simd_ready():
+            start = is_lower8(&x[0], &out[0], x.shape[0], False)
+        for i in range(start, x.shape[0]):
             out[i] = (x[i] != 0) & lower_count(x[i], &below)
 
 
 def is_upper(const uint64_t[::1] x, uint8_t[::1] out):
     """out[i] = 1 where x[i] is a B-number."""
-    cdef Py_ssize_t i
+    cdef Py_ssize_t i, start = 0
     cdef uint64_t below
     with nogil:
-        for i in range(x.shape[0]):
+        if x.shape[0] and simd_ready():
+            start = is_lower8(&x[0], &out[0], x.shape[0], True)
+        for i in range(start, x.shape[0]):
             out[i] = (x[i] != 0) & (not lower_count(x[i], &below))
 
 
@@ -118,6 +136,8 @@ def winning_move(const uint64_t[::1] x, const uint64_t[::1] y, int64_t[::1] tx, 
     cdef uint64_t xi, yi, s, l, n, other, d, ts, tl, empty, none, swapped
     cdef bint lower, diagonal
     with nogil:
+        if size and not misere and simd_ready():
+            start = winning_move8(&x[0], &y[0], &tx[0], &ty[0], size)
         while start < size:
             stop = start + BLOCK if size - start > BLOCK else size
             diagonals = 0

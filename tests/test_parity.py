@@ -165,3 +165,39 @@ def test_solvers(piece):
     assert_same(fibnim.solvers.grundy, piece, 30)
     assert_same(fibnim.solvers.threshold_table, [6, 7, 8], False, "test")
     assert_same(fibnim.solvers.threshold_table, [6, 7, 8], True, "test")
+
+
+def test_wythoff_simd_paths_match_the_scalar_ones():
+    compiled, _ = _backend.twins("wythoff")
+    if compiled is None or not compiled.use_simd(True):
+        pytest.skip("no AVX-512 IFMA on this processor (the scalar paths are tested throughout)")
+    _backend.use("cython")
+    a, b = fibnim.wythoff.pair(RANDOM_PILES[RANDOM_PILES <= fibnim.wythoff.PAIR_LIMIT])
+    x = np.concatenate([a, b, a + 1, RANDOM_PILES, PILES, np.arange(1000)])
+    y = np.concatenate([b, a, b, RANDOM_PILES[::-1], PILES[::-1], np.arange(1000)[::-1]])
+    n = np.concatenate([PILES, RANDOM_PILES, np.arange(1000)])
+    n = n[n <= fibnim.wythoff.PAIR_LIMIT]
+    calls = [
+        (fibnim.wythoff.is_safe, (x, y)),
+        (fibnim.wythoff.is_lower, (x,)),
+        (fibnim.wythoff.is_upper, (y,)),
+        (fibnim.wythoff.pair, (n,)),
+        (fibnim.wythoff.winning_move, (x, y)),
+        (fibnim.wythoff.winning_move, (np.arange(60)[:, None], np.arange(60)[None, :])),
+    ]
+    try:
+        for function, args in calls:
+            for cut in (None, 7, 13):  # lengths that are and are not multiples of 8
+                parts = [a[:cut] for a in args]
+                vector = function(*parts)
+                compiled.use_simd(False)
+                scalar = function(*parts)
+                compiled.use_simd(True)
+                for v, s in zip(
+                    np.atleast_1d(vector) if not isinstance(vector, tuple) else vector,
+                    np.atleast_1d(scalar) if not isinstance(scalar, tuple) else scalar,
+                    strict=True,
+                ):
+                    assert (np.asarray(v) == np.asarray(s)).all(), function.__name__
+    finally:
+        compiled.use_simd(True)

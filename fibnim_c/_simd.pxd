@@ -1,0 +1,188 @@
+# Eight-lane Wythoff kernels with AVX-512 IFMA (52-bit multiply-add), chosen at
+# run time on x86-64 processors that have it; elsewhere, and with
+# FIBNIM_NO_SIMD defined at build time, they process nothing and the scalar
+# loops of _wythoff.pyx do all the work. Each returns how many leading
+# elements it did (a multiple of 8); the caller finishes the rest.
+#
+# The arithmetic is the scalar one of _scalar.pxd: the exact 192-bit product
+# m * F, F = floor((phi - 1) 2**128), here from 52-bit limbs. m < 2**63 is
+# m0 + m1 2**52 (m1 < 2**11) and F is f0 + f1 2**52 + f2 2**104 (f2 < 2**24);
+# each limb product has 104 bits, split by IFMA into its low and high 52.
+# Summed by columns of 2**52 and carried, they give every bit of m * F.
+
+from libc.stdint cimport int64_t, uint8_t, uint64_t
+
+cdef extern from *:
+    """
+    #if defined(__GNUC__) && defined(__x86_64__) && !defined(FIBNIM_NO_SIMD)
+    #include <immintrin.h>
+    #define FIBNIM_TARGET __attribute__((target("avx512f,avx512ifma,avx512vl,avx512bw")))
+
+    static int fibnim_simd_wanted = 1;
+
+    static int fibnim_simd_ready(void) {
+        static int ready = -1;
+        if (ready < 0) {
+            __builtin_cpu_init();
+            ready = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512ifma")
+                && __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw");
+        }
+        return ready && fibnim_simd_wanted;
+    }
+
+    /* The bits of m * F from 2**0 up, as five 52-bit columns c[0..4]. */
+    FIBNIM_TARGET static inline void fibnim_golden8(__m512i m, __m512i c[5]) {
+        const __m512i mask = _mm512_set1_epi64((1ULL << 52) - 1);
+        /* F = 0x9e3779b97f4a7c15f39cc0605cedc834 in 52-bit limbs */
+        const __m512i g0 = _mm512_set1_epi64(0xcc0605cedc834LL);
+        const __m512i g1 = _mm512_set1_epi64(0xb97f4a7c15f39LL);
+        const __m512i g2 = _mm512_set1_epi64(0x9e3779LL);
+        __m512i m0 = _mm512_and_si512(m, mask);
+        __m512i m1 = _mm512_srli_epi64(m, 52);
+        __m512i zero = _mm512_setzero_si512();
+        __m512i c0 = _mm512_madd52lo_epu64(zero, m0, g0);
+        __m512i c1 = _mm512_madd52hi_epu64(zero, m0, g0);
+        c1 = _mm512_madd52lo_epu64(c1, m0, g1);
+        c1 = _mm512_madd52lo_epu64(c1, m1, g0);
+        __m512i c2 = _mm512_madd52hi_epu64(zero, m0, g1);
+        c2 = _mm512_madd52hi_epu64(c2, m1, g0);
+        c2 = _mm512_madd52lo_epu64(c2, m0, g2);
+        c2 = _mm512_madd52lo_epu64(c2, m1, g1);
+        __m512i c3 = _mm512_madd52hi_epu64(zero, m0, g2);
+        c3 = _mm512_madd52hi_epu64(c3, m1, g1);
+        c3 = _mm512_madd52lo_epu64(c3, m1, g2);
+        __m512i c4 = _mm512_madd52hi_epu64(zero, m1, g2);
+        /* carry the columns: each holds at most a few 52-bit terms */
+        c1 = _mm512_add_epi64(c1, _mm512_srli_epi64(c0, 52));
+        c2 = _mm512_add_epi64(c2, _mm512_srli_epi64(c1, 52));
+        c3 = _mm512_add_epi64(c3, _mm512_srli_epi64(c2, 52));
+        c4 = _mm512_add_epi64(c4, _mm512_srli_epi64(c3, 52));
+        c[0] = _mm512_and_si512(c0, mask);
+        c[1] = _mm512_and_si512(c1, mask);
+        c[2] = _mm512_and_si512(c2, mask);
+        c[3] = _mm512_and_si512(c3, mask);
+        c[4] = c4;
+    }
+
+    /* floor(m (phi - 1)) = the bits of m * F from 2**128 (bit 24 of column 2) up;
+       it is below 2**63, so column 4 is 0 and column 3 below 2**35. */
+    FIBNIM_TARGET static inline __m512i fibnim_golden_floor8(__m512i m) {
+        __m512i c[5];
+        fibnim_golden8(m, c);
+        return _mm512_add_epi64(_mm512_srli_epi64(c[2], 24), _mm512_slli_epi64(c[3], 28));
+    }
+
+    FIBNIM_TARGET static Py_ssize_t fibnim_is_safe8(
+            const uint64_t *x, const uint64_t *y, uint8_t *out, Py_ssize_t n) {
+        Py_ssize_t i = 0;
+        for (; i + 8 <= n; i += 8) {
+            __m512i a = _mm512_loadu_si512((const void *)(x + i));
+            __m512i b = _mm512_loadu_si512((const void *)(y + i));
+            __m512i s = _mm512_min_epu64(a, b);
+            __m512i d = _mm512_sub_epi64(_mm512_max_epu64(a, b), s);
+            __m512i a_d = _mm512_add_epi64(d, fibnim_golden_floor8(d));
+            __mmask8 safe = _mm512_cmpeq_epu64_mask(s, a_d);
+            _mm_storel_epi64((__m128i *)(out + i), _mm_maskz_set1_epi8(safe, 1));
+        }
+        return i;
+    }
+
+    FIBNIM_TARGET static Py_ssize_t fibnim_pair8(
+            const uint64_t *n, int64_t *a, int64_t *b, Py_ssize_t count) {
+        Py_ssize_t i = 0;
+        for (; i + 8 <= count; i += 8) {
+            __m512i v = _mm512_loadu_si512((const void *)(n + i));
+            __m512i lower = _mm512_add_epi64(v, fibnim_golden_floor8(v));
+            _mm512_storeu_si512((void *)(a + i), lower);
+            _mm512_storeu_si512((void *)(b + i), _mm512_add_epi64(lower, v));
+        }
+        return i;
+    }
+
+    /* x is an A-number iff x >= 1 and frac((x + 1)(phi - 1)) < phi - 1: the
+       128-bit fraction of (x + 1) F below F (see lower_count in _scalar.pxd). */
+    FIBNIM_TARGET static Py_ssize_t fibnim_is_lower8(
+            const uint64_t *x, uint8_t *out, Py_ssize_t n, int upper) {
+        Py_ssize_t i = 0;
+        const __m512i one = _mm512_set1_epi64(1);
+        const __m512i phi_hi = _mm512_set1_epi64((long long)0x9e3779b97f4a7c15ULL);
+        const __m512i phi_lo = _mm512_set1_epi64((long long)0xf39cc0605cedc834ULL);
+        for (; i + 8 <= n; i += 8) {
+            __m512i v = _mm512_loadu_si512((const void *)(x + i));
+            __m512i c[5];
+            fibnim_golden8(_mm512_add_epi64(v, one), c);
+            /* the fraction: bits 0..63 and 64..127 of the product */
+            __m512i frac_lo = _mm512_or_si512(c[0], _mm512_slli_epi64(c[1], 52));
+            __m512i frac_hi = _mm512_or_si512(_mm512_srli_epi64(c[1], 12),
+                _mm512_slli_epi64(_mm512_and_si512(c[2], _mm512_set1_epi64((1ULL << 24) - 1)), 40));
+            __mmask8 lower = _mm512_cmplt_epu64_mask(frac_hi, phi_hi)
+                | (_mm512_cmpeq_epu64_mask(frac_hi, phi_hi) & _mm512_cmplt_epu64_mask(frac_lo, phi_lo));
+            __mmask8 nonzero = _mm512_test_epi64_mask(v, v);
+            __mmask8 result = upper ? (__mmask8)(~lower & nonzero) : (__mmask8)(lower & nonzero);
+            _mm_storel_epi64((__m128i *)(out + i), _mm_maskz_set1_epi8(result, 1));
+        }
+        return i;
+    }
+
+    /* Silber's winning move in normal play, as winning_move in _wythoff.pyx. */
+    FIBNIM_TARGET static Py_ssize_t fibnim_winning_move8(
+            const uint64_t *x, const uint64_t *y, int64_t *tx, int64_t *ty, Py_ssize_t n) {
+        Py_ssize_t i = 0;
+        const __m512i zero = _mm512_setzero_si512();
+        const __m512i one = _mm512_set1_epi64(1);
+        const __m512i none_value = _mm512_set1_epi64(-1);
+        const __m512i phi_hi = _mm512_set1_epi64((long long)0x9e3779b97f4a7c15ULL);
+        const __m512i phi_lo = _mm512_set1_epi64((long long)0xf39cc0605cedc834ULL);
+        for (; i + 8 <= n; i += 8) {
+            __m512i a = _mm512_loadu_si512((const void *)(x + i));
+            __m512i b = _mm512_loadu_si512((const void *)(y + i));
+            __m512i s = _mm512_min_epu64(a, b);
+            __m512i l = _mm512_max_epu64(a, b);
+            __m512i c[5];
+            fibnim_golden8(_mm512_add_epi64(s, one), c);
+            /* below = the A-numbers <= s; s = a_n (lower) has partner s + below,
+               s = b_n has partner a_n = below (0 for s = 0) */
+            __m512i below = _mm512_add_epi64(_mm512_srli_epi64(c[2], 24), _mm512_slli_epi64(c[3], 28));
+            __m512i frac_lo = _mm512_or_si512(c[0], _mm512_slli_epi64(c[1], 52));
+            __m512i frac_hi = _mm512_or_si512(_mm512_srli_epi64(c[1], 12),
+                _mm512_slli_epi64(_mm512_and_si512(c[2], _mm512_set1_epi64((1ULL << 24) - 1)), 40));
+            __mmask8 lower = _mm512_cmplt_epu64_mask(frac_hi, phi_hi)
+                | (_mm512_cmpeq_epu64_mask(frac_hi, phi_hi) & _mm512_cmplt_epu64_mask(frac_lo, phi_lo));
+            __m512i other = _mm512_mask_add_epi64(below, lower, below, s);
+            __mmask8 nonzero = _mm512_cmpneq_epu64_mask(s, zero);
+            __mmask8 equal = _mm512_cmpeq_epu64_mask(s, l);
+            __mmask8 none = (lower & _mm512_cmpeq_epu64_mask(l, other) & nonzero)
+                | _mm512_cmpeq_epu64_mask(l, zero);
+            __mmask8 empty = equal | (__mmask8)~nonzero;
+            __mmask8 diagonal = lower & _mm512_cmplt_epu64_mask(l, other) & nonzero & (__mmask8)~equal;
+            __m512i ts = _mm512_maskz_mov_epi64((__mmask8)~empty, s);
+            __m512i tl = _mm512_maskz_mov_epi64((__mmask8)~empty, other);
+            /* a_n < l < b_n: to (a_d, b_d), d = l - s; computed for every lane, as
+               a branch on "any lane diagonal" is a coin toss on mixed data */
+            __m512i d = _mm512_sub_epi64(l, s);
+            __m512i a_d = _mm512_add_epi64(d, fibnim_golden_floor8(d));
+            ts = _mm512_mask_mov_epi64(ts, diagonal, a_d);
+            tl = _mm512_mask_mov_epi64(tl, diagonal, _mm512_add_epi64(a_d, d));
+            ts = _mm512_mask_mov_epi64(ts, none, none_value);
+            tl = _mm512_mask_mov_epi64(tl, none, none_value);
+            __mmask8 swapped = _mm512_cmpgt_epu64_mask(a, b);
+            _mm512_storeu_si512((void *)(tx + i), _mm512_mask_blend_epi64(swapped, ts, tl));
+            _mm512_storeu_si512((void *)(ty + i), _mm512_mask_blend_epi64(swapped, tl, ts));
+        }
+        return i;
+    }
+    #else
+    static int fibnim_simd_wanted = 0;
+    static int fibnim_simd_ready(void) { return 0; }
+    static Py_ssize_t fibnim_is_safe8(const uint64_t *x, const uint64_t *y, uint8_t *out, Py_ssize_t n) { return 0; }
+    static Py_ssize_t fibnim_pair8(const uint64_t *n, int64_t *a, int64_t *b, Py_ssize_t count) { return 0; }
+    static Py_ssize_t fibnim_is_lower8(const uint64_t *x, uint8_t *out, Py_ssize_t n, int upper) { return 0; }
+    static Py_ssize_t fibnim_winning_move8(const uint64_t *x, const uint64_t *y, int64_t *tx, int64_t *ty, Py_ssize_t n) { return 0; }
+    #endif
+    """
+    int simd_wanted "fibnim_simd_wanted"
+    bint simd_ready "fibnim_simd_ready"() noexcept nogil
+    Py_ssize_t is_safe8 "fibnim_is_safe8"(const uint64_t* x, const uint64_t* y, uint8_t* out, Py_ssize_t n) noexcept nogil
+    Py_ssize_t pair8 "fibnim_pair8"(const uint64_t* n, int64_t* a, int64_t* b, Py_ssize_t count) noexcept nogil
+    Py_ssize_t is_lower8 "fibnim_is_lower8"(const uint64_t* x, uint8_t* out, Py_ssize_t n, int upper) noexcept nogil
+    Py_ssize_t winning_move8 "fibnim_winning_move8"(const uint64_t* x, const uint64_t* y, int64_t* tx, int64_t* ty, Py_ssize_t n) noexcept nogil
