@@ -2,7 +2,8 @@
 # run time on x86-64 processors that have it; elsewhere, and with
 # FIBNIM_NO_SIMD defined at build time, they process nothing and the scalar
 # loops of _wythoff.pyx do all the work. Each returns how many leading
-# elements it did (a multiple of 8); the caller finishes the rest.
+# elements it did (a multiple of 8); the caller finishes the rest. Each stops
+# before eight values of which one exceeds `limit`, which the caller reports.
 #
 # The arithmetic is the scalar one of _scalar.pxd: the exact 192-bit product
 # m * F, F = floor((phi - 1) 2**128), here from 52-bit limbs. m < 2**63 is
@@ -73,13 +74,16 @@ cdef extern from *:
     }
 
     FIBNIM_TARGET static Py_ssize_t fibnim_is_safe8(
-            const uint64_t *x, const uint64_t *y, uint8_t *out, Py_ssize_t n) {
+            const uint64_t *x, const uint64_t *y, uint8_t *out, Py_ssize_t n, uint64_t limit) {
         Py_ssize_t i = 0;
+        const __m512i most = _mm512_set1_epi64((long long)limit);
         for (; i + 8 <= n; i += 8) {
             __m512i a = _mm512_loadu_si512((const void *)(x + i));
             __m512i b = _mm512_loadu_si512((const void *)(y + i));
             __m512i s = _mm512_min_epu64(a, b);
-            __m512i d = _mm512_sub_epi64(_mm512_max_epu64(a, b), s);
+            __m512i large = _mm512_max_epu64(a, b);
+            if (_mm512_cmpgt_epu64_mask(large, most)) break;
+            __m512i d = _mm512_sub_epi64(large, s);
             __m512i a_d = _mm512_add_epi64(d, fibnim_golden_floor8(d));
             __mmask8 safe = _mm512_cmpeq_epu64_mask(s, a_d);
             _mm_storel_epi64((__m128i *)(out + i), _mm_maskz_set1_epi8(safe, 1));
@@ -88,10 +92,12 @@ cdef extern from *:
     }
 
     FIBNIM_TARGET static Py_ssize_t fibnim_pair8(
-            const uint64_t *n, int64_t *a, int64_t *b, Py_ssize_t count) {
+            const uint64_t *n, int64_t *a, int64_t *b, Py_ssize_t count, uint64_t limit) {
         Py_ssize_t i = 0;
+        const __m512i most = _mm512_set1_epi64((long long)limit);
         for (; i + 8 <= count; i += 8) {
             __m512i v = _mm512_loadu_si512((const void *)(n + i));
+            if (_mm512_cmpgt_epu64_mask(v, most)) break;
             __m512i lower = _mm512_add_epi64(v, fibnim_golden_floor8(v));
             _mm512_storeu_si512((void *)(a + i), lower);
             _mm512_storeu_si512((void *)(b + i), _mm512_add_epi64(lower, v));
@@ -102,13 +108,15 @@ cdef extern from *:
     /* x is an A-number iff x >= 1 and frac((x + 1)(phi - 1)) < phi - 1: the
        128-bit fraction of (x + 1) F below F (see lower_count in _scalar.pxd). */
     FIBNIM_TARGET static Py_ssize_t fibnim_is_lower8(
-            const uint64_t *x, uint8_t *out, Py_ssize_t n, int upper) {
+            const uint64_t *x, uint8_t *out, Py_ssize_t n, int upper, uint64_t limit) {
         Py_ssize_t i = 0;
+        const __m512i most = _mm512_set1_epi64((long long)limit);
         const __m512i one = _mm512_set1_epi64(1);
         const __m512i phi_hi = _mm512_set1_epi64((long long)0x9e3779b97f4a7c15ULL);
         const __m512i phi_lo = _mm512_set1_epi64((long long)0xf39cc0605cedc834ULL);
         for (; i + 8 <= n; i += 8) {
             __m512i v = _mm512_loadu_si512((const void *)(x + i));
+            if (_mm512_cmpgt_epu64_mask(v, most)) break;
             __m512i c[5];
             fibnim_golden8(_mm512_add_epi64(v, one), c);
             /* the fraction: bits 0..63 and 64..127 of the product */
@@ -126,8 +134,10 @@ cdef extern from *:
 
     /* Silber's winning move in normal play, as winning_move in _wythoff.pyx. */
     FIBNIM_TARGET static Py_ssize_t fibnim_winning_move8(
-            const uint64_t *x, const uint64_t *y, int64_t *tx, int64_t *ty, Py_ssize_t n) {
+            const uint64_t *x, const uint64_t *y, int64_t *tx, int64_t *ty, Py_ssize_t n,
+            uint64_t limit) {
         Py_ssize_t i = 0;
+        const __m512i most = _mm512_set1_epi64((long long)limit);
         const __m512i zero = _mm512_setzero_si512();
         const __m512i one = _mm512_set1_epi64(1);
         const __m512i none_value = _mm512_set1_epi64(-1);
@@ -138,6 +148,7 @@ cdef extern from *:
             __m512i b = _mm512_loadu_si512((const void *)(y + i));
             __m512i s = _mm512_min_epu64(a, b);
             __m512i l = _mm512_max_epu64(a, b);
+            if (_mm512_cmpgt_epu64_mask(l, most)) break;
             __m512i c[5];
             fibnim_golden8(_mm512_add_epi64(s, one), c);
             /* below = the A-numbers <= s; s = a_n (lower) has partner s + below,
@@ -174,15 +185,15 @@ cdef extern from *:
     #else
     static int fibnim_simd_wanted = 0;
     static int fibnim_simd_ready(void) { return 0; }
-    static Py_ssize_t fibnim_is_safe8(const uint64_t *x, const uint64_t *y, uint8_t *out, Py_ssize_t n) { return 0; }
-    static Py_ssize_t fibnim_pair8(const uint64_t *n, int64_t *a, int64_t *b, Py_ssize_t count) { return 0; }
-    static Py_ssize_t fibnim_is_lower8(const uint64_t *x, uint8_t *out, Py_ssize_t n, int upper) { return 0; }
-    static Py_ssize_t fibnim_winning_move8(const uint64_t *x, const uint64_t *y, int64_t *tx, int64_t *ty, Py_ssize_t n) { return 0; }
+    static Py_ssize_t fibnim_is_safe8(const uint64_t *x, const uint64_t *y, uint8_t *out, Py_ssize_t n, uint64_t limit) { return 0; }
+    static Py_ssize_t fibnim_pair8(const uint64_t *n, int64_t *a, int64_t *b, Py_ssize_t count, uint64_t limit) { return 0; }
+    static Py_ssize_t fibnim_is_lower8(const uint64_t *x, uint8_t *out, Py_ssize_t n, int upper, uint64_t limit) { return 0; }
+    static Py_ssize_t fibnim_winning_move8(const uint64_t *x, const uint64_t *y, int64_t *tx, int64_t *ty, Py_ssize_t n, uint64_t limit) { return 0; }
     #endif
     """
     int simd_wanted "fibnim_simd_wanted"
     bint simd_ready "fibnim_simd_ready"() noexcept nogil
-    Py_ssize_t is_safe8 "fibnim_is_safe8"(const uint64_t* x, const uint64_t* y, uint8_t* out, Py_ssize_t n) noexcept nogil
-    Py_ssize_t pair8 "fibnim_pair8"(const uint64_t* n, int64_t* a, int64_t* b, Py_ssize_t count) noexcept nogil
-    Py_ssize_t is_lower8 "fibnim_is_lower8"(const uint64_t* x, uint8_t* out, Py_ssize_t n, int upper) noexcept nogil
-    Py_ssize_t winning_move8 "fibnim_winning_move8"(const uint64_t* x, const uint64_t* y, int64_t* tx, int64_t* ty, Py_ssize_t n) noexcept nogil
+    Py_ssize_t is_safe8 "fibnim_is_safe8"(const uint64_t* x, const uint64_t* y, uint8_t* out, Py_ssize_t n, uint64_t limit) noexcept nogil
+    Py_ssize_t pair8 "fibnim_pair8"(const uint64_t* n, int64_t* a, int64_t* b, Py_ssize_t count, uint64_t limit) noexcept nogil
+    Py_ssize_t is_lower8 "fibnim_is_lower8"(const uint64_t* x, uint8_t* out, Py_ssize_t n, int upper, uint64_t limit) noexcept nogil
+    Py_ssize_t winning_move8 "fibnim_winning_move8"(const uint64_t* x, const uint64_t* y, int64_t* tx, int64_t* ty, Py_ssize_t n, uint64_t limit) noexcept nogil

@@ -1,6 +1,12 @@
 # Compiled twin of fibnim._pure.wythoff: the same kernel names and signatures.
-# Inputs are checked, native-endian, C-contiguous uint64 arrays with every
-# value <= 2**63 - 1 (pair: n <= 3523014627193176565, so that b_n fits int64).
+# Inputs are native-endian, C-contiguous uint64 arrays with every value
+# <= 2**63 - 1 (pair: n <= 3523014627193176565, so that b_n fits int64).
+#
+# The kernels with a `limit` argument check that bound themselves, as they go,
+# so that int64 input needs no separate pass of checks (a negative int64 seen
+# as uint64 is above any limit <= 2**63 - 1): they compute nothing from a value
+# above it and return its index (or -1), and fibnim._apply then reports the
+# offending value just as its own checks would have.
 
 from libc.stdint cimport int64_t, uint8_t, uint64_t
 
@@ -28,52 +34,74 @@ cdef inline bint safe(uint64_t small, uint64_t large, bint misere) noexcept nogi
     return normal_safe(small, large)
 
 
-def pair(const uint64_t[::1] n, int64_t[::1] a, int64_t[::1] b):
-    """(a[i], b[i]) = (a_n, b_n) for n = n[i]."""
+def pair(const uint64_t[::1] n, int64_t[::1] a, int64_t[::1] b, uint64_t limit):
+    """(a[i], b[i]) = (a_n, b_n) for n = n[i]; the index of the first n above limit, or -1."""
     cdef Py_ssize_t i, start = 0
     cdef uint64_t lower
+    cdef Py_ssize_t above = -1
     with nogil:
         if n.shape[0] and simd_ready():
-            start = pair8(&n[0], &a[0], &b[0], n.shape[0])
+            start = pair8(&n[0], &a[0], &b[0], n.shape[0], limit)
         for i in range(start, n.shape[0]):
+            if n[i] > limit:
+                above = i
+                break
             lower = beatty(n[i])
             a[i] = <int64_t>lower
             b[i] = <int64_t>(lower + n[i])
+    return above
 
 
-def is_safe(const uint64_t[::1] x, const uint64_t[::1] y, uint8_t[::1] out, bint misere):
-    """out[i] = 1 where (x[i], y[i]) is a P-position."""
+def is_safe(const uint64_t[::1] x, const uint64_t[::1] y, uint8_t[::1] out, bint misere,
+            uint64_t limit):
+    """out[i] = 1 where (x[i], y[i]) is a P-position; the index of the first pile
+    above limit, or -1."""
     cdef Py_ssize_t i, start = 0
     cdef uint64_t small, large
+    cdef Py_ssize_t above = -1
     with nogil:
         if x.shape[0] and not misere and simd_ready():
-            start = is_safe8(&x[0], &y[0], &out[0], x.shape[0])
+            start = is_safe8(&x[0], &y[0], &out[0], x.shape[0], limit)
         for i in range(start, x.shape[0]):
             small = x[i] if x[i] < y[i] else y[i]
             large = x[i] ^ y[i] ^ small
+            if large > limit:
+                above = i
+                break
             out[i] = safe(small, large, misere)
+    return above
 
 
-def is_lower(const uint64_t[::1] x, uint8_t[::1] out):
-    """out[i] = 1 where x[i] is an A-number."""
+def is_lower(const uint64_t[::1] x, uint8_t[::1] out, uint64_t limit):
+    """out[i] = 1 where x[i] is an A-number; the index of the first x above limit, or -1."""
     cdef Py_ssize_t i, start = 0
     cdef uint64_t below
+    cdef Py_ssize_t above = -1
     with nogil:
         if x.shape[0] and simd_ready():
-            start = is_lower8(&x[0], &out[0], x.shape[0], False)
+            start = is_lower8(&x[0], &out[0], x.shape[0], False, limit)
         for i in range(start, x.shape[0]):
+            if x[i] > limit:
+                above = i
+                break
             out[i] = (x[i] != 0) & lower_count(x[i], &below)
+    return above
 
 
-def is_upper(const uint64_t[::1] x, uint8_t[::1] out):
-    """out[i] = 1 where x[i] is a B-number."""
+def is_upper(const uint64_t[::1] x, uint8_t[::1] out, uint64_t limit):
+    """out[i] = 1 where x[i] is a B-number; the index of the first x above limit, or -1."""
     cdef Py_ssize_t i, start = 0
     cdef uint64_t below
+    cdef Py_ssize_t above = -1
     with nogil:
         if x.shape[0] and simd_ready():
-            start = is_lower8(&x[0], &out[0], x.shape[0], True)
+            start = is_lower8(&x[0], &out[0], x.shape[0], True, limit)
         for i in range(start, x.shape[0]):
+            if x[i] > limit:
+                above = i
+                break
             out[i] = (x[i] != 0) & (not lower_count(x[i], &below))
+    return above
 
 
 def index(const uint64_t[::1] x, int64_t[::1] out):
@@ -126,18 +154,21 @@ cdef enum:
     BLOCK = 512  # positions per pass of winning_move
 
 
-def winning_move(const uint64_t[::1] x, const uint64_t[::1] y, int64_t[::1] tx, int64_t[::1] ty, bint misere):
+def winning_move(const uint64_t[::1] x, const uint64_t[::1] y, int64_t[::1] tx, int64_t[::1] ty,
+                 bint misere, uint64_t limit):
     """(tx[i], ty[i]) = Silber's winning move from (x[i], y[i]) (spec/math.md
-    section 4), in pile order; -1 where there is none."""
+    section 4), in pile order; -1 where there is none. Returns the index of the
+    first pile above limit, or -1."""
     cdef Py_ssize_t i, j, stop, diagonals
     cdef Py_ssize_t start = 0
     cdef Py_ssize_t size = x.shape[0]
     cdef Py_ssize_t diagonal_at[BLOCK]
     cdef uint64_t xi, yi, s, l, n, other, d, ts, tl, empty, none, swapped
     cdef bint lower, diagonal
+    cdef Py_ssize_t above = -1
     with nogil:
         if size and not misere and simd_ready():
-            start = winning_move8(&x[0], &y[0], &tx[0], &ty[0], size)
+            start = winning_move8(&x[0], &y[0], &tx[0], &ty[0], size, limit)
         while start < size:
             stop = start + BLOCK if size - start > BLOCK else size
             diagonals = 0
@@ -148,6 +179,9 @@ def winning_move(const uint64_t[::1] x, const uint64_t[::1] y, int64_t[::1] tx, 
                 yi = y[i]
                 s = xi if xi < yi else yi
                 l = xi ^ yi ^ s
+                if l > limit:
+                    above = i
+                    break
                 lower = lower_count(s, &n)
                 other = s + n if lower else n  # the partner: b_n = a_n + n, or a_n (0 for 0)
                 # s = b_n, or s = a_n and l > b_n: the large pile goes to the partner;
@@ -166,6 +200,8 @@ def winning_move(const uint64_t[::1] x, const uint64_t[::1] y, int64_t[::1] tx, 
                 diagonal = lower & (l < other) & (s != 0) & (s != l)
                 diagonal_at[diagonals] = i
                 diagonals += diagonal
+            if above >= 0:
+                break
             # Pass 2: to (a_d, b_d), d = l - s: the same amount from both piles.
             for j in range(diagonals):
                 i = diagonal_at[j]
@@ -182,6 +218,7 @@ def winning_move(const uint64_t[::1] x, const uint64_t[::1] y, int64_t[::1] tx, 
                     if x[i] <= 2 or y[i] <= 2 or (<uint64_t>tx[i] <= 2 and <uint64_t>ty[i] <= 2):
                         misere_fix(x[i], y[i], &tx[i], &ty[i])
             start = stop
+    return above
 
 
 cdef inline void misere_fix(uint64_t x, uint64_t y, int64_t* tx, int64_t* ty) noexcept nogil:

@@ -264,3 +264,30 @@ def test_out_arguments():
         wythoff.pair([1], out=(a,))
     with pytest.raises(ValueError, match="dtype int64"):
         wythoff.index([1, 2, 3], out=np.empty(3, dtype=np.int32))
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.uint64, np.int32])
+def test_bad_values_deep_in_large_arrays(dtype):
+    # The kernels of these functions check the bound themselves as they go
+    # (int64 and uint64 input); the message must be the same as from the checks.
+    size = 150_003
+    bad_at = 131_077  # in the third chunk, not on a multiple of 8
+    x = np.arange(size, dtype=dtype)
+    value = -5 if np.dtype(dtype).kind == "i" else 2**63 + 5
+    x[bad_at] = value
+    error = ValueError if value < 0 else OverflowError
+    where = rf"x\[{bad_at}\] = {value}"
+    with pytest.raises(error, match=rf"is_safe: {where}"):
+        wythoff.is_safe(x, np.zeros(size, dtype=dtype))
+    with pytest.raises(error, match=rf"is_lower: {where}"):
+        wythoff.is_lower(x)
+    with pytest.raises(error, match=rf"is_upper: {where}"):
+        wythoff.is_upper(x)
+    with pytest.raises(error, match=rf"winning_move: y\[{bad_at}\] = {value}"):
+        wythoff.winning_move(np.zeros(size, dtype=dtype), x)
+    with pytest.raises(error, match=rf"pair: n\[{bad_at}\] = {value}"):
+        wythoff.pair(x.astype(dtype))
+    too_large = np.arange(size, dtype=np.int64)
+    too_large[bad_at] = PAIR_LIMIT + 1
+    with pytest.raises(OverflowError, match=rf"pair: n\[{bad_at}\] = {PAIR_LIMIT + 1} is above"):
+        wythoff.pair(too_large)

@@ -104,6 +104,7 @@ def map_arrays(
     options: tuple[Any, ...] = (),
     result_bound: Bound | None = None,
     core: Sequence[int] | None = None,
+    self_check: bool = False,
 ) -> None:
     """Check integer arrays and run `kernel(*chunks, *out_chunks, *options)` over them.
 
@@ -113,6 +114,12 @@ def map_arrays(
     results are handed to the kernel as uint8. A kernel whose answer may not
     fit its output returns the chunk index of the first such element (or -1);
     `result_bound` says why, naming that element of the first input.
+
+    A kernel that checks the upper bound itself (self_check) takes it as its
+    last argument and returns the index of the first value above it, or -1.
+    Then int64 and uint64 input skips the separate pass of checks: a negative
+    int64, seen as uint64, is above any bound <= 2**63 - 1. Where the kernel
+    stops, the checks run on that chunk and report the value as they would have.
     """
     cores = list(core) if core is not None else [0] * len(inputs)
     leading = [a.shape[: a.ndim - 1] if c else a.shape for a, c in zip(inputs, cores, strict=True)]
@@ -130,16 +137,34 @@ def map_arrays(
     for a, name, one in zip(inputs, names, single, strict=True):
         if one:
             check_chunk(a.reshape(-1), 0, a.shape, a.shape, where, name, low, high, extra)
+    kernel_checks = (
+        self_check
+        and low == NONNEGATIVE
+        and high is not None
+        and high.limit <= INT64_MAX
+        and not extra
+        and all(a.dtype in (np.int64, np.uint64) and a.dtype.isnative for a in inputs)
+    )
+    limit = high.limit if kernel_checks and high is not None else UINT64_MAX
     start = 0
     for chunks in zip(*(_chunks(a, c) for a, c in zip(spread, cores, strict=True)), strict=True):
-        for chunk, own, name, c, one in zip(chunks, inputs, names, cores, single, strict=True):
-            if not one:
-                full = shape + ((c,) if c else ())
-                check_chunk(
-                    chunk, start * max(c, 1), full, own.shape, where, name, low, high, extra
-                )
+
+        def check(chunks: tuple[np.ndarray, ...] = chunks, start: int = start) -> None:
+            for chunk, own, name, c, one in zip(chunks, inputs, names, cores, single, strict=True):
+                if not one:
+                    full = shape + ((c,) if c else ())
+                    check_chunk(
+                        chunk, start * max(c, 1), full, own.shape, where, name, low, high, extra
+                    )
+
+        if not kernel_checks:
+            check()
         stop = start + len(chunks[0])
-        bad = kernel(*map(as_uint64, chunks), *(r[start:stop] for r in rows), *options)
+        arguments = (*map(as_uint64, chunks), *(r[start:stop] for r in rows), *options)
+        bad = kernel(*arguments, limit) if self_check else kernel(*arguments)
+        if self_check and bad >= 0:
+            check()  # raises, naming the value the kernel stopped at
+            raise AssertionError(f"{where}: the kernel stopped at {bad}; the checks found nothing")
         if result_bound is not None and bad is not None and bad >= 0:
             index = own_index(element_index(shape, start + bad), inputs[0].shape)
             raise refuse(where, names[0], index, int(chunks[0][bad]), result_bound)
@@ -209,6 +234,7 @@ def apply(
     result_bound: Bound | None = None,
     outs: Sequence[np.ndarray | None] | None = None,
     element: Callable[..., Any] | None = None,
+    self_check: bool = False,
 ) -> Any:
     """One public call: `arguments` are (value, name) pairs.
 
@@ -234,7 +260,19 @@ def apply(
         map_objects(element or exact, arrays, names, results, where, low, None, extra)
     else:
         results = [result_array(shape, d, o, where) for d, o in zip(dtypes, wanted, strict=True)]
-        map_arrays(kernel, arrays, names, results, where, low, high, extra, options, result_bound)
+        map_arrays(
+            kernel,
+            arrays,
+            names,
+            results,
+            where,
+            low,
+            high,
+            extra,
+            options,
+            result_bound,
+            self_check=self_check,
+        )
     finished = [
         r if o is not None else finish(r, len(shape)) for r, o in zip(results, wanted, strict=True)
     ]

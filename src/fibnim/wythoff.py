@@ -96,6 +96,7 @@ def pair(n: ArrayLike, *, out: tuple[NDArray[np.int64], NDArray[np.int64]] | Non
         [np.int64, np.int64],
         high=high,
         outs=_outs(out, 2, "pair"),
+        self_check=True,
     )
 
 
@@ -134,6 +135,7 @@ def is_safe(
         high=_PILE,
         options=(bool(misere),),
         outs=_outs(out, 1, "is_safe"),
+        self_check=True,
     )
 
 
@@ -154,6 +156,7 @@ def is_lower(x: ArrayLike, *, out: NDArray[Any] | None = None) -> Any:
         [np.bool_],
         high=_PILE,
         outs=_outs(out, 1, "is_lower"),
+        self_check=True,
     )
 
 
@@ -178,6 +181,7 @@ def is_upper(x: ArrayLike, *, out: NDArray[Any] | None = None) -> Any:
         [np.bool_],
         high=_PILE,
         outs=_outs(out, 1, "is_upper"),
+        self_check=True,
     )
 
 
@@ -287,6 +291,7 @@ def winning_move(
         options=(bool(misere),),
         element=element,
         outs=_outs(out, 2, "winning_move"),
+        self_check=True,
     )
 
 

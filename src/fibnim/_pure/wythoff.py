@@ -9,26 +9,47 @@ from fibnim._exact import wythoff as ints
 INT64_MAX = 2**63 - 1
 
 
-def pair(n: np.ndarray, a: np.ndarray, b: np.ndarray) -> None:
-    """(a[i], b[i]) = (a_n, b_n) for n = n[i]."""
+def _above(limit: int, *values: np.ndarray) -> int:
+    """The first index where a value exceeds limit, or -1 (see fibnim_c/_wythoff.pyx)."""
+    for i, row in enumerate(zip(*(v.tolist() for v in values), strict=True)):
+        if max(row) > limit:
+            return i
+    return -1
+
+
+def pair(n: np.ndarray, a: np.ndarray, b: np.ndarray, limit: int) -> int:
+    """(a[i], b[i]) = (a_n, b_n) for n = n[i]; the index of the first n above limit, or -1."""
+    if (bad := _above(limit, n)) >= 0:
+        return bad
     pairs = [ints.pair(v) for v in n.tolist()]
     a[:] = [p[0] for p in pairs]
     b[:] = [p[1] for p in pairs]
+    return -1
 
 
-def is_safe(x: np.ndarray, y: np.ndarray, out: np.ndarray, misere: bool) -> None:
-    """out[i] = 1 where (x[i], y[i]) is a P-position."""
+def is_safe(x: np.ndarray, y: np.ndarray, out: np.ndarray, misere: bool, limit: int) -> int:
+    """out[i] = 1 where (x[i], y[i]) is a P-position; the index of the first pile above
+    limit, or -1."""
+    if (bad := _above(limit, x, y)) >= 0:
+        return bad
     out[:] = [ints.is_safe(p, q, misere) for p, q in zip(x.tolist(), y.tolist(), strict=True)]
+    return -1
 
 
-def is_lower(x: np.ndarray, out: np.ndarray) -> None:
-    """out[i] = 1 where x[i] is an A-number."""
+def is_lower(x: np.ndarray, out: np.ndarray, limit: int) -> int:
+    """out[i] = 1 where x[i] is an A-number; the index of the first x above limit, or -1."""
+    if (bad := _above(limit, x)) >= 0:
+        return bad
     out[:] = [ints.is_lower(v) for v in x.tolist()]
+    return -1
 
 
-def is_upper(x: np.ndarray, out: np.ndarray) -> None:
-    """out[i] = 1 where x[i] is a B-number."""
+def is_upper(x: np.ndarray, out: np.ndarray, limit: int) -> int:
+    """out[i] = 1 where x[i] is a B-number; the index of the first x above limit, or -1."""
+    if (bad := _above(limit, x)) >= 0:
+        return bad
     out[:] = [v > 0 and not ints.is_lower(v) for v in x.tolist()]
+    return -1
 
 
 def index(x: np.ndarray, out: np.ndarray) -> None:
@@ -46,13 +67,16 @@ def partner(x: np.ndarray, out: np.ndarray) -> int:
 
 
 def winning_move(
-    x: np.ndarray, y: np.ndarray, tx: np.ndarray, ty: np.ndarray, misere: bool
-) -> None:
+    x: np.ndarray, y: np.ndarray, tx: np.ndarray, ty: np.ndarray, misere: bool, limit: int
+) -> int:
     """(tx[i], ty[i]) = Silber's winning move from (x[i], y[i]), in pile order; -1 where
-    there is none."""
+    there is none. Returns the index of the first pile above limit, or -1."""
+    if (bad := _above(limit, x, y)) >= 0:
+        return bad
     moves = [ints.winning_move(p, q, misere) for p, q in zip(x.tolist(), y.tolist(), strict=True)]
     tx[:] = [-1 if m is None else m[0] for m in moves]
     ty[:] = [-1 if m is None else m[1] for m in moves]
+    return -1
 
 
 def array_position(x: np.ndarray, row: np.ndarray, column: np.ndarray) -> None:
