@@ -10,7 +10,7 @@ For is_safe, pair, is_lower and winning_move, in one process:
 The positions: half are safe pairs (a_n, b_n) in either order with n up to
 PAIR_LIMIT, half are random pairs below 2**62, shuffled.
 
-    python benchmarks/bench_wythoff.py [--size N] [--repeats R]
+    python benchmarks/bench_wythoff.py [--size N] [--repeats R] [--no-simd]
 
 Prints a Markdown table and writes benchmarks/results/wythoff.json.
 """
@@ -58,6 +58,9 @@ def main() -> None:
     options.add_argument("--size", type=int, default=10**7)
     options.add_argument("--pure-size", type=int, default=10**5)
     options.add_argument("--repeats", type=int, default=7)
+    options.add_argument(
+        "--no-simd", action="store_true", help="the scalar kernels only (no AVX-512 IFMA paths)"
+    )
     arguments = options.parse_args()
     size, pure_size, repeats = arguments.size, arguments.pure_size, arguments.repeats
 
@@ -83,6 +86,7 @@ def main() -> None:
     }
 
     _backend.use("cython")
+    simd = _backend.twins("wythoff")[0].use_simd(not arguments.no_simd)
     floor = time_per_element(lambda: np.add(a, b, out=c), size, repeats)["ns_per_element"]
     rows = [{"kernel": "np.add (memory floor)", "compiled_ns": floor, "x_floor": 1.0}]
     for name, (compiled, by_float) in calls.items():
@@ -119,6 +123,7 @@ def main() -> None:
     notes = {
         "size": size,
         "pure_size": pure_size,
+        "simd": simd,
         "inputs": "half safe pairs (n <= PAIR_LIMIT), half random pairs below 2**62, shuffled",
         "targets": "is_safe <= 1.25x np.add; is_lower <= 1.0x; pair <= 1.25x; winning_move <= 3x; "
         "is_safe >= 250x the pure twin and >= 4x the float formula",
@@ -134,7 +139,8 @@ def main() -> None:
         "float_wrong",
     ]
     print(table(rows, columns))
-    print(f"written: {write('wythoff', rows, notes)}")
+    print(f"AVX-512 IFMA paths: {'on' if simd else 'off'}")
+    print(f"written: {write('wythoff' if simd else 'wythoff_scalar', rows, notes)}")
 
 
 if __name__ == "__main__":
