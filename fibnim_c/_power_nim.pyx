@@ -1,25 +1,33 @@
 # Compiled twin of fibnim._pure.power_nim: the same kernel names and signatures.
-# piles is a checked, C-contiguous uint64 array of shape (positions, k).
+# piles is a C-contiguous uint64 array of shape (positions, k); is_p checks its
+# bound as it goes (see fibnim_c/_wythoff.pyx), winning_move takes checked input.
 
 from libc.stdint cimport int64_t, uint8_t, uint64_t
 
+from _simd cimport power_pairs8, simd_ready
 
-def is_p(const uint64_t[:, ::1] piles, const uint64_t[::1] r, uint8_t[::1] out):
+
+def is_p(const uint64_t[:, ::1] piles, const uint64_t[::1] r, uint8_t[::1] out, uint64_t limit):
     """out[i] = 1 where (piles[i]; r[i]) is a P-position of power-of-two Nim:
-    sb(X) > r, X the xor of the piles (a bound no smaller than the piles is infinite)."""
-    cdef Py_ssize_t i, j, k = piles.shape[1]
-    cdef uint64_t x
+    sb(X) > r, X the xor of the piles (a bound no smaller than the piles is infinite).
+    Returns the first i with a pile or r above limit, or -1."""
+    cdef Py_ssize_t i, j, start = 0, k = piles.shape[1]
+    cdef Py_ssize_t above = -1
+    cdef uint64_t x, top
     with nogil:
-        if k == 2:  # the common case, without the inner loop
-            for i in range(piles.shape[0]):
-                x = piles[i, 0] ^ piles[i, 1]
-                out[i] = (x == 0) | ((x & (0 - x)) > r[i])
-        else:
-            for i in range(piles.shape[0]):
-                x = 0
-                for j in range(k):
-                    x ^= piles[i, j]
-                out[i] = (x == 0) | ((x & (0 - x)) > r[i])
+        if k == 2 and piles.shape[0] and simd_ready():
+            start = power_pairs8(&piles[0, 0], &r[0], &out[0], piles.shape[0], limit)
+        for i in range(start, piles.shape[0]):
+            x = 0
+            top = r[i]
+            for j in range(k):
+                x ^= piles[i, j]
+                top = top if top > piles[i, j] else piles[i, j]
+            if top > limit:
+                above = i
+                break
+            out[i] = (x == 0) | ((x & (0 - x)) > r[i])
+    return above
 
 
 def winning_move(const uint64_t[:, ::1] piles, const uint64_t[::1] r,

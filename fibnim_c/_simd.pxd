@@ -1,4 +1,4 @@
-# Eight-lane Wythoff kernels with AVX-512 IFMA (52-bit multiply-add), chosen at
+# Eight-lane kernels with AVX-512 (and IFMA: 52-bit multiply-add) (52-bit multiply-add), chosen at
 # run time on x86-64 processors that have it; elsewhere, and with
 # FIBNIM_NO_SIMD defined at build time, they process nothing and the scalar
 # loops of _wythoff.pyx do all the work. Each returns how many leading
@@ -182,12 +182,35 @@ cdef extern from *:
         }
         return i;
     }
+
+    /* Two-pile power-of-two Nim: P iff X = 0 or sb(X) > r, X = n_0 xor n_1. */
+    FIBNIM_TARGET static Py_ssize_t fibnim_power_pairs8(
+            const uint64_t *piles, const uint64_t *r, uint8_t *out, Py_ssize_t n, uint64_t limit) {
+        Py_ssize_t i = 0;
+        const __m512i most = _mm512_set1_epi64((long long)limit);
+        const __m512i first = _mm512_set_epi64(14, 12, 10, 8, 6, 4, 2, 0);
+        const __m512i second = _mm512_set_epi64(15, 13, 11, 9, 7, 5, 3, 1);
+        for (; i + 8 <= n; i += 8) {
+            __m512i lo = _mm512_loadu_si512((const void *)(piles + 2 * i));
+            __m512i hi = _mm512_loadu_si512((const void *)(piles + 2 * i + 8));
+            __m512i bound = _mm512_loadu_si512((const void *)(r + i));
+            __m512i top = _mm512_max_epu64(_mm512_max_epu64(lo, hi), bound);
+            if (_mm512_cmpgt_epu64_mask(top, most)) break;
+            __m512i x = _mm512_xor_si512(_mm512_permutex2var_epi64(lo, first, hi),
+                                         _mm512_permutex2var_epi64(lo, second, hi));
+            __m512i lowest = _mm512_and_si512(x, _mm512_sub_epi64(_mm512_setzero_si512(), x));
+            __mmask8 p = _mm512_testn_epi64_mask(x, x) | _mm512_cmpgt_epu64_mask(lowest, bound);
+            _mm_storel_epi64((__m128i *)(out + i), _mm_maskz_set1_epi8(p, 1));
+        }
+        return i;
+    }
     #else
     static int fibnim_simd_wanted = 0;
     static int fibnim_simd_ready(void) { return 0; }
     static Py_ssize_t fibnim_is_safe8(const uint64_t *x, const uint64_t *y, uint8_t *out, Py_ssize_t n, uint64_t limit) { return 0; }
     static Py_ssize_t fibnim_pair8(const uint64_t *n, int64_t *a, int64_t *b, Py_ssize_t count, uint64_t limit) { return 0; }
     static Py_ssize_t fibnim_is_lower8(const uint64_t *x, uint8_t *out, Py_ssize_t n, int upper, uint64_t limit) { return 0; }
+    static Py_ssize_t fibnim_power_pairs8(const uint64_t *piles, const uint64_t *r, uint8_t *out, Py_ssize_t n, uint64_t limit) { return 0; }
     static Py_ssize_t fibnim_winning_move8(const uint64_t *x, const uint64_t *y, int64_t *tx, int64_t *ty, Py_ssize_t n, uint64_t limit) { return 0; }
     #endif
     """
@@ -197,3 +220,4 @@ cdef extern from *:
     Py_ssize_t pair8 "fibnim_pair8"(const uint64_t* n, int64_t* a, int64_t* b, Py_ssize_t count, uint64_t limit) noexcept nogil
     Py_ssize_t is_lower8 "fibnim_is_lower8"(const uint64_t* x, uint8_t* out, Py_ssize_t n, int upper, uint64_t limit) noexcept nogil
     Py_ssize_t winning_move8 "fibnim_winning_move8"(const uint64_t* x, const uint64_t* y, int64_t* tx, int64_t* ty, Py_ssize_t n, uint64_t limit) noexcept nogil
+    Py_ssize_t power_pairs8 "fibnim_power_pairs8"(const uint64_t* piles, const uint64_t* r, uint8_t* out, Py_ssize_t n, uint64_t limit) noexcept nogil

@@ -50,3 +50,16 @@ def test_arrays_and_errors():
     big = np.array([[2**70, 2**70 + 1]], dtype=object)
     assert power_nim.is_p(big).tolist() == [False]
     assert power_nim.winning_move(big)[1].tolist() == [1]
+
+
+@pytest.mark.parametrize("k", [2, 3])
+def test_bad_values_deep_in_large_arrays(k):
+    # is_p checks its bound as it goes; the message is the same as from the checks.
+    piles = np.arange(150_000 * k, dtype=np.int64).reshape(-1, k)
+    piles[131_077, 1] = -3
+    with pytest.raises(ValueError, match=r"is_p: piles\[131077, 1\] = -3 is negative"):
+        power_nim.is_p(piles)
+    r = np.full(150_000, 4, dtype=np.uint64)
+    r[99_999] = 2**63
+    with pytest.raises(OverflowError, match=r"is_p: r\[99999\] = 9223372036854775808 is above"):
+        power_nim.is_p(np.abs(piles), r)

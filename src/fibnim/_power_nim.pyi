@@ -3,7 +3,9 @@
 import numpy as np
 from numpy.typing import NDArray
 
-def is_p(piles: NDArray[np.uint64], r: NDArray[np.uint64], out: NDArray[np.uint8]) -> None: ...
+def is_p(
+    piles: NDArray[np.uint64], r: NDArray[np.uint64], out: NDArray[np.uint8], limit: int
+) -> int: ...
 def winning_move(
     piles: NDArray[np.uint64],
     r: NDArray[np.uint64],

@@ -63,6 +63,7 @@ def _many(where: str, piles: NDArray[Any], r: ArrayLike | None, moves: bool) -> 
         high=_PILE,
         options=options,
         core=[k, 0],
+        self_check=not moves,
     )
     finished = [finish(a, len(shape)) for a in answers]
     return tuple(finished) if moves else finished[0]

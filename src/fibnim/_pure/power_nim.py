@@ -7,9 +7,15 @@ import numpy as np
 from fibnim._exact import power_nim as ints
 
 
-def is_p(piles: np.ndarray, r: np.ndarray, out: np.ndarray) -> None:
-    """out[i] = 1 where (piles[i]; r[i]) is a P-position of power-of-two Nim."""
-    out[:] = [ints.is_p(p, b) for p, b in zip(piles.tolist(), r.tolist(), strict=True)]
+def is_p(piles: np.ndarray, r: np.ndarray, out: np.ndarray, limit: int) -> int:
+    """out[i] = 1 where (piles[i]; r[i]) is a P-position of power-of-two Nim. Returns
+    the first i with a pile or r above limit, or -1."""
+    rows = list(zip(piles.tolist(), r.tolist(), strict=True))
+    for i, (p, b) in enumerate(rows):
+        if max([*p, b]) > limit:
+            return i
+    out[:] = [ints.is_p(p, b) for p, b in rows]
+    return -1
 
 
 def winning_move(
