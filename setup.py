@@ -2,6 +2,9 @@
 
 FIBNIM_PURE_PYTHON=1 skips the extension (a pure-Python install).
 FIBNIM_CYTHON_DEBUG=1 compiles with bounds and wraparound checks on.
+FIBNIM_NO_SIMD=1 leaves out the AVX-512 paths (fibnim_c/_simd.pxd).
+FIBNIM_PORTABLE_MUL=1 takes the 32-bit-limb 64 x 64 -> 128 multiply that any C
+compiler has, instead of unsigned __int128 or MSVC's intrinsics.
 """
 
 import os
@@ -21,11 +24,13 @@ def extensions():
     from setuptools import Extension
 
     debug = truthy("FIBNIM_CYTHON_DEBUG")
+    macros = [(name, "1") for name in ("FIBNIM_NO_SIMD", "FIBNIM_PORTABLE_MUL") if truthy(name)]
     modules = [
         Extension(
             f"fibnim.{pyx.stem}",
             [str(pyx.relative_to(HERE))],
             include_dirs=["fibnim_c"],
+            define_macros=macros,
             extra_compile_args=[] if os.name == "nt" else ["-O3"],
         )
         for pyx in sorted((HERE / "fibnim_c").glob("*.pyx"))

@@ -170,7 +170,9 @@ def test_solvers(piece):
 def test_wythoff_simd_paths_match_the_scalar_ones():
     compiled, _ = _backend.twins("wythoff")
     if compiled is None or not compiled.use_simd(True):
-        pytest.skip("no AVX-512 IFMA on this processor (the scalar paths are tested throughout)")
+        pytest.skip(
+            "no AVX-512 paths here (processor or build); the scalar ones are tested throughout"
+        )
     _backend.use("cython")
     a, b = fibnim.wythoff.pair(RANDOM_PILES[RANDOM_PILES <= fibnim.wythoff.PAIR_LIMIT])
     x = np.concatenate([a, b, a + 1, RANDOM_PILES, PILES, np.arange(1000)])
