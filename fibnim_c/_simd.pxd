@@ -73,6 +73,23 @@ cdef extern from *:
         return _mm512_add_epi64(_mm512_srli_epi64(c[2], 24), _mm512_slli_epi64(c[3], 28));
     }
 
+    /* lower_count of _scalar.pxd for eight x: the mask of A-numbers among
+       them (x >= 1 or not), and in *below the count of A-numbers <= x, from the
+       192-bit product (x + 1) F: its integer part, and its 128-bit fraction
+       against F itself. */
+    FIBNIM_TARGET static inline __mmask8 fibnim_lower_count8(__m512i x, __m512i *below) {
+        const __m512i phi_hi = _mm512_set1_epi64((long long)0x9e3779b97f4a7c15ULL);
+        const __m512i phi_lo = _mm512_set1_epi64((long long)0xf39cc0605cedc834ULL);
+        __m512i c[5];
+        fibnim_golden8(_mm512_add_epi64(x, _mm512_set1_epi64(1)), c);
+        *below = _mm512_add_epi64(_mm512_srli_epi64(c[2], 24), _mm512_slli_epi64(c[3], 28));
+        __m512i frac_lo = _mm512_or_si512(c[0], _mm512_slli_epi64(c[1], 52));
+        __m512i frac_hi = _mm512_or_si512(_mm512_srli_epi64(c[1], 12),
+            _mm512_slli_epi64(_mm512_and_si512(c[2], _mm512_set1_epi64((1ULL << 24) - 1)), 40));
+        return _mm512_cmplt_epu64_mask(frac_hi, phi_hi)
+            | (_mm512_cmpeq_epu64_mask(frac_hi, phi_hi) & _mm512_cmplt_epu64_mask(frac_lo, phi_lo));
+    }
+
     FIBNIM_TARGET static Py_ssize_t fibnim_is_safe8(
             const uint64_t *x, const uint64_t *y, uint8_t *out, Py_ssize_t n, uint64_t limit) {
         Py_ssize_t i = 0;
@@ -107,24 +124,16 @@ cdef extern from *:
 
     /* x is an A-number iff x >= 1 and frac((x + 1)(phi - 1)) < phi - 1: the
        128-bit fraction of (x + 1) F below F (see lower_count in _scalar.pxd). */
+    /* x is an A-number iff x >= 1 and lower_count8 says so; upper: a B-number. */
     FIBNIM_TARGET static Py_ssize_t fibnim_is_lower8(
             const uint64_t *x, uint8_t *out, Py_ssize_t n, int upper, uint64_t limit) {
         Py_ssize_t i = 0;
         const __m512i most = _mm512_set1_epi64((long long)limit);
-        const __m512i one = _mm512_set1_epi64(1);
-        const __m512i phi_hi = _mm512_set1_epi64((long long)0x9e3779b97f4a7c15ULL);
-        const __m512i phi_lo = _mm512_set1_epi64((long long)0xf39cc0605cedc834ULL);
         for (; i + 8 <= n; i += 8) {
             __m512i v = _mm512_loadu_si512((const void *)(x + i));
             if (_mm512_cmpgt_epu64_mask(v, most)) break;
-            __m512i c[5];
-            fibnim_golden8(_mm512_add_epi64(v, one), c);
-            /* the fraction: bits 0..63 and 64..127 of the product */
-            __m512i frac_lo = _mm512_or_si512(c[0], _mm512_slli_epi64(c[1], 52));
-            __m512i frac_hi = _mm512_or_si512(_mm512_srli_epi64(c[1], 12),
-                _mm512_slli_epi64(_mm512_and_si512(c[2], _mm512_set1_epi64((1ULL << 24) - 1)), 40));
-            __mmask8 lower = _mm512_cmplt_epu64_mask(frac_hi, phi_hi)
-                | (_mm512_cmpeq_epu64_mask(frac_hi, phi_hi) & _mm512_cmplt_epu64_mask(frac_lo, phi_lo));
+            __m512i below;
+            __mmask8 lower = fibnim_lower_count8(v, &below);
             __mmask8 nonzero = _mm512_test_epi64_mask(v, v);
             __mmask8 result = upper ? (__mmask8)(~lower & nonzero) : (__mmask8)(lower & nonzero);
             _mm_storel_epi64((__m128i *)(out + i), _mm_maskz_set1_epi8(result, 1));
@@ -139,26 +148,17 @@ cdef extern from *:
         Py_ssize_t i = 0;
         const __m512i most = _mm512_set1_epi64((long long)limit);
         const __m512i zero = _mm512_setzero_si512();
-        const __m512i one = _mm512_set1_epi64(1);
         const __m512i none_value = _mm512_set1_epi64(-1);
-        const __m512i phi_hi = _mm512_set1_epi64((long long)0x9e3779b97f4a7c15ULL);
-        const __m512i phi_lo = _mm512_set1_epi64((long long)0xf39cc0605cedc834ULL);
         for (; i + 8 <= n; i += 8) {
             __m512i a = _mm512_loadu_si512((const void *)(x + i));
             __m512i b = _mm512_loadu_si512((const void *)(y + i));
             __m512i s = _mm512_min_epu64(a, b);
             __m512i l = _mm512_max_epu64(a, b);
             if (_mm512_cmpgt_epu64_mask(l, most)) break;
-            __m512i c[5];
-            fibnim_golden8(_mm512_add_epi64(s, one), c);
             /* below = the A-numbers <= s; s = a_n (lower) has partner s + below,
                s = b_n has partner a_n = below (0 for s = 0) */
-            __m512i below = _mm512_add_epi64(_mm512_srli_epi64(c[2], 24), _mm512_slli_epi64(c[3], 28));
-            __m512i frac_lo = _mm512_or_si512(c[0], _mm512_slli_epi64(c[1], 52));
-            __m512i frac_hi = _mm512_or_si512(_mm512_srli_epi64(c[1], 12),
-                _mm512_slli_epi64(_mm512_and_si512(c[2], _mm512_set1_epi64((1ULL << 24) - 1)), 40));
-            __mmask8 lower = _mm512_cmplt_epu64_mask(frac_hi, phi_hi)
-                | (_mm512_cmpeq_epu64_mask(frac_hi, phi_hi) & _mm512_cmplt_epu64_mask(frac_lo, phi_lo));
+            __m512i below;
+            __mmask8 lower = fibnim_lower_count8(s, &below);
             __m512i other = _mm512_mask_add_epi64(below, lower, below, s);
             __mmask8 nonzero = _mm512_cmpneq_epu64_mask(s, zero);
             __mmask8 equal = _mm512_cmpeq_epu64_mask(s, l);

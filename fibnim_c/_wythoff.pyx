@@ -72,35 +72,32 @@ def is_safe(const uint64_t[::1] x, const uint64_t[::1] y, uint8_t[::1] out, bint
     return above
 
 
-def is_lower(const uint64_t[::1] x, uint8_t[::1] out, uint64_t limit):
-    """out[i] = 1 where x[i] is an A-number; the index of the first x above limit, or -1."""
+cdef Py_ssize_t classify(const uint64_t[::1] x, uint8_t[::1] out, uint64_t limit, bint upper) noexcept nogil:
+    # is_lower and is_upper: out[i] = 1 where x[i] >= 1 is an A-number (B-number, upper)
     cdef Py_ssize_t i, start = 0
     cdef uint64_t below
-    cdef Py_ssize_t above = -1
+    if x.shape[0] and simd_ready():
+        start = is_lower8(&x[0], &out[0], x.shape[0], upper, limit)
+    for i in range(start, x.shape[0]):
+        if x[i] > limit:
+            return i
+        out[i] = (x[i] != 0) & (lower_count(x[i], &below) != upper)
+    return -1
+
+
+def is_lower(const uint64_t[::1] x, uint8_t[::1] out, uint64_t limit):
+    """out[i] = 1 where x[i] is an A-number; the index of the first x above limit, or -1."""
+    cdef Py_ssize_t above
     with nogil:
-        if x.shape[0] and simd_ready():
-            start = is_lower8(&x[0], &out[0], x.shape[0], False, limit)
-        for i in range(start, x.shape[0]):
-            if x[i] > limit:
-                above = i
-                break
-            out[i] = (x[i] != 0) & lower_count(x[i], &below)
+        above = classify(x, out, limit, False)
     return above
 
 
 def is_upper(const uint64_t[::1] x, uint8_t[::1] out, uint64_t limit):
     """out[i] = 1 where x[i] is a B-number; the index of the first x above limit, or -1."""
-    cdef Py_ssize_t i, start = 0
-    cdef uint64_t below
-    cdef Py_ssize_t above = -1
+    cdef Py_ssize_t above
     with nogil:
-        if x.shape[0] and simd_ready():
-            start = is_lower8(&x[0], &out[0], x.shape[0], True, limit)
-        for i in range(start, x.shape[0]):
-            if x[i] > limit:
-                above = i
-                break
-            out[i] = (x[i] != 0) & (not lower_count(x[i], &below))
+        above = classify(x, out, limit, True)
     return above
 
 
