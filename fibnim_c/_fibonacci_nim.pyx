@@ -4,31 +4,57 @@
 
 from libc.stdint cimport int64_t, uint8_t, uint64_t
 
-from _scalar cimport FIB, encode_wide, fill_tables, lowest_index, lowest_term_of, top_index
+from _scalar cimport (
+    FIB, FIB_LIMIT_INDEX, ctz64, encode, encode_wide, fill_tables, lowest_index, lowest_term_of,
+    top_index,
+)
 
 fill_tables()
 
 
-def is_p(const uint64_t[::1] n, const uint64_t[::1] r, uint8_t[::1] out):
+cdef inline uint64_t lowest_of_code(uint64_t code) noexcept nogil:
+    # F at the lowest set bit of a 64-bit code; 0 for no bits (the bit put at 63
+    # makes the look-up safe, the mask makes its answer 0)
+    return FIB[ctz64(code | (<uint64_t>1 << 63)) + 2] & (0 - <uint64_t>(code != 0))
+
+
+def is_p(const uint64_t[::1] n, const uint64_t[::1] r, uint8_t[::1] out, uint64_t limit):
     """out[i] = 1 where (n[i]; r[i]) is a P-position of one-pile Fibonacci Nim:
-    n = 0, or its lowest Zeckendorf term exceeds r."""
-    cdef Py_ssize_t i, size = n.shape[0]
+    n = 0, or its lowest Zeckendorf term exceeds r. Checks its bound as it goes
+    (see fibnim_c/_wythoff.pyx): returns the first i with n or r above limit, or -1."""
+    cdef Py_ssize_t i = 0, size = n.shape[0]
+    cdef Py_ssize_t above = -1
     cdef uint64_t a0, a1, a2, a3
     with nogil:
-        # Four at a time, loaded before anything is stored: a store to the uint8
-        # output may alias the input, which would keep the four look-up chains
-        # from overlapping.
-        for i in range(0, size - 3, 4):
-            a0 = lowest_term_of(n[i])
-            a1 = lowest_term_of(n[i + 1])
-            a2 = lowest_term_of(n[i + 2])
-            a3 = lowest_term_of(n[i + 3])
+        while i < size and above < 0:
+            if i + 4 > size or (n[i] | n[i + 1] | n[i + 2] | n[i + 3]) >= FIB[FIB_LIMIT_INDEX] \
+                    or (r[i] | r[i + 1] | r[i + 2] | r[i + 3]) > limit:
+                # the last few, a wide value or one to check: one at a time
+                above = one_at_a_time(n, r, out, limit, i, i + 4 if i + 4 <= size else size)
+                i += 4
+                continue
+            # Four encodes, all loads before any store (a store to the uint8
+            # output may alias the input), so that their look-up chains overlap.
+            a0 = lowest_of_code(encode(n[i]))
+            a1 = lowest_of_code(encode(n[i + 1]))
+            a2 = lowest_of_code(encode(n[i + 2]))
+            a3 = lowest_of_code(encode(n[i + 3]))
             out[i] = (n[i] == 0) | (a0 > r[i])
             out[i + 1] = (n[i + 1] == 0) | (a1 > r[i + 1])
             out[i + 2] = (n[i + 2] == 0) | (a2 > r[i + 2])
             out[i + 3] = (n[i + 3] == 0) | (a3 > r[i + 3])
-        for i in range(size - size % 4, size):
-            out[i] = (n[i] == 0) | (lowest_term_of(n[i]) > r[i])
+            i += 4
+    return above
+
+
+cdef Py_ssize_t one_at_a_time(const uint64_t[::1] n, const uint64_t[::1] r, uint8_t[::1] out,
+                              uint64_t limit, Py_ssize_t start, Py_ssize_t stop) noexcept nogil:
+    cdef Py_ssize_t k
+    for k in range(start, stop):
+        if n[k] > limit or r[k] > limit:
+            return k
+        out[k] = (n[k] == 0) | (lowest_term_of(n[k]) > r[k])
+    return -1
 
 
 def winning_take(const uint64_t[::1] n, const uint64_t[::1] r, int64_t[::1] out):

@@ -175,3 +175,22 @@ def test_object_arrays_are_exact():
     assert result.tolist() == [fibonacci_nim.global_is_p([10**30, 10**30 + 5]), True]
     pile, take = fibonacci_nim.global_winning_move(big)
     assert pile.dtype == object and take[1] == -1
+
+
+def test_is_p_bad_values_deep_in_large_arrays():
+    # is_p checks its bound as it goes; the message is the same as from the checks.
+    n = np.arange(150_001, dtype=np.int64)
+    n[::7] += F[70]  # wide values among the others
+    n[131_077] = -6
+    with pytest.raises(ValueError, match=r"is_p: n\[131077\] = -6 is negative"):
+        fibonacci_nim.is_p(n)
+    with pytest.raises(ValueError, match=r"is_p: n\[131077\] = -6 is negative"):
+        fibonacci_nim.is_p(n, 5)
+    r = np.full(150_001, 3, dtype=np.int64)
+    r[70_003] = -1
+    with pytest.raises(ValueError, match=r"is_p: r\[70003\] = -1 is negative"):
+        fibonacci_nim.is_p(np.abs(n), r)
+    good = np.abs(n)
+    assert fibonacci_nim.is_p(good, 7)[:3000].tolist() == [
+        fibonacci_nim.is_p(int(v), 7) for v in good[:3000]
+    ]

@@ -29,6 +29,7 @@ from numpy.typing import ArrayLike, NDArray
 from fibnim import _backend, solvers
 from fibnim._apply import (
     INT64_MAX,
+    UINT64_MAX,
     apply,
     each_position,
     fill_positions,
@@ -63,18 +64,30 @@ def _kernel(name: str) -> Any:
 def _one_pile(
     where: str, n: ArrayLike, r: ArrayLike | None, exact: Any, kernel: str, dtype: Any
 ) -> Any:
+    self_check = kernel == "is_p"  # it checks its bound as it goes (see map_arrays)
     if r is not None:
-        return apply(where, [(n, "n"), (r, "r")], exact, _kernel(kernel), [dtype], high=_PILE)
+        return apply(
+            where,
+            [(n, "n"), (r, "r")],
+            exact,
+            _kernel(kernel),
+            [dtype],
+            high=_PILE,
+            self_check=self_check,
+        )
 
     def opening(pile: int) -> Any:
         return exact(pile, max(pile - 1, 0))
 
     run = _kernel(kernel)
 
-    def with_opening_bound(chunk: NDArray[np.uint64], out: NDArray[Any]) -> None:
-        run(chunk, np.maximum(chunk, np.uint64(1)) - np.uint64(1), out)
+    def with_opening_bound(chunk: NDArray[np.uint64], out: NDArray[Any], *limit: int) -> Any:
+        # n above the limit (a negative int64 among them) gives r above it too
+        return run(chunk, np.maximum(chunk, np.uint64(1)) - np.uint64(1), out, *limit)
 
-    return apply(where, [(n, "n")], opening, with_opening_bound, [dtype], high=_PILE)
+    return apply(
+        where, [(n, "n")], opening, with_opening_bound, [dtype], high=_PILE, self_check=self_check
+    )
 
 
 def is_p(n: ArrayLike, r: ArrayLike | None = None) -> Any:
@@ -173,8 +186,8 @@ def _arrays(where: str, piles: NDArray[Any], r: ArrayLike, moves: bool) -> list[
                 one_pile(np.ascontiguousarray(rows[:, 0]), bounds, outs[1])
                 outs[0][:] = np.where(outs[1] > 0, 0, -1)
                 outs[1][outs[1] == 0] = -1
-            else:
-                one_pile(np.ascontiguousarray(rows[:, 0]), bounds, *outs)
+            else:  # checked already: no bound for the kernel to find
+                one_pile(np.ascontiguousarray(rows[:, 0]), bounds, *outs, UINT64_MAX)
 
     map_arrays(kernel, [piles, bound], ["piles", "r"], answers, where, high=_PILE, core=[k, 0])
     return [finish(a, len(shape)) for a in answers]

@@ -7,9 +7,15 @@ import numpy as np
 from fibnim._exact import fibonacci_nim as ints
 
 
-def is_p(n: np.ndarray, r: np.ndarray, out: np.ndarray) -> None:
-    """out[i] = 1 where (n[i]; r[i]) is a P-position of one-pile Fibonacci Nim."""
-    out[:] = [ints.one_pile_is_p(a, b) for a, b in zip(n.tolist(), r.tolist(), strict=True)]
+def is_p(n: np.ndarray, r: np.ndarray, out: np.ndarray, limit: int) -> int:
+    """out[i] = 1 where (n[i]; r[i]) is a P-position of one-pile Fibonacci Nim. Returns
+    the first i with n or r above limit, or -1."""
+    pairs = list(zip(n.tolist(), r.tolist(), strict=True))
+    for i, (a, b) in enumerate(pairs):
+        if max(a, b) > limit:
+            return i
+    out[:] = [ints.one_pile_is_p(a, b) for a, b in pairs]
+    return -1
 
 
 def winning_take(n: np.ndarray, r: np.ndarray, out: np.ndarray) -> None:
