@@ -11,6 +11,9 @@ from _scalar cimport (
 
 fill_tables()
 
+cdef enum:
+    BLOCK = 256  # positions per pass of is_p (a multiple of 4)
+
 
 cdef inline uint64_t lowest_of_code(uint64_t code) noexcept nogil:
     # F at the lowest set bit of a 64-bit code; 0 for no bits (the bit put at 63
@@ -22,28 +25,35 @@ def is_p(const uint64_t[::1] n, const uint64_t[::1] r, uint8_t[::1] out, uint64_
     """out[i] = 1 where (n[i]; r[i]) is a P-position of one-pile Fibonacci Nim:
     n = 0, or its lowest Zeckendorf term exceeds r. Checks its bound as it goes
     (see fibnim_c/_wythoff.pyx): returns the first i with n or r above limit, or -1."""
-    cdef Py_ssize_t i = 0, size = n.shape[0]
+    cdef Py_ssize_t i, start = 0, stop, size = n.shape[0]
     cdef Py_ssize_t above = -1
-    cdef uint64_t a0, a1, a2, a3
+    cdef uint64_t codes[BLOCK]
+    cdef uint64_t a0, a1, a2, a3, top
     with nogil:
-        while i < size and above < 0:
-            if i + 4 > size or (n[i] | n[i + 1] | n[i + 2] | n[i + 3]) >= FIB[FIB_LIMIT_INDEX] \
-                    or (r[i] | r[i + 1] | r[i + 2] | r[i + 3]) > limit:
-                # the last few, a wide value or one to check: one at a time
-                above = one_at_a_time(n, r, out, limit, i, i + 4 if i + 4 <= size else size)
-                i += 4
+        while start < size and above < 0:
+            stop = start + BLOCK if size - start > BLOCK else size
+            top = 0
+            for i in range(start, stop):
+                top |= n[i] | (r[i] > limit) << 63
+            if top >= FIB[FIB_LIMIT_INDEX] or stop - start < BLOCK:
+                # a wide value, one to check, or the last few: one at a time
+                above = one_at_a_time(n, r, out, limit, start, stop)
+                start = stop
                 continue
-            # Four encodes, all loads before any store (a store to the uint8
-            # output may alias the input), so that their look-up chains overlap.
-            a0 = lowest_of_code(encode(n[i]))
-            a1 = lowest_of_code(encode(n[i + 1]))
-            a2 = lowest_of_code(encode(n[i + 2]))
-            a3 = lowest_of_code(encode(n[i + 3]))
-            out[i] = (n[i] == 0) | (a0 > r[i])
-            out[i + 1] = (n[i + 1] == 0) | (a1 > r[i + 1])
-            out[i + 2] = (n[i + 2] == 0) | (a2 > r[i + 2])
-            out[i + 3] = (n[i + 3] == 0) | (a3 > r[i + 3])
-            i += 4
+            # The codes first, four at a time with every load before any store,
+            # so that their chains of look-ups overlap; then the answers.
+            for i in range(start, stop, 4):
+                a0 = encode(n[i])
+                a1 = encode(n[i + 1])
+                a2 = encode(n[i + 2])
+                a3 = encode(n[i + 3])
+                codes[i - start] = a0
+                codes[i - start + 1] = a1
+                codes[i - start + 2] = a2
+                codes[i - start + 3] = a3
+            for i in range(start, stop):
+                out[i] = (n[i] == 0) | (lowest_of_code(codes[i - start]) > r[i])
+            start = stop
     return above
 
 
