@@ -203,3 +203,11 @@ def test_wythoff_simd_paths_match_the_scalar_ones():
                     assert (np.asarray(v) == np.asarray(s)).all(), function.__name__
     finally:
         compiled.use_simd(True)
+
+
+def test_fibonacci_nim_one_pile_in_whole_blocks():
+    # below F_66 throughout, so is_p's compiled kernel takes its block path
+    n = rng.integers(0, F66, size=5_000, dtype=np.int64)
+    r = rng.integers(0, 2**20, size=5_000, dtype=np.int64)
+    assert_same(fibnim.fibonacci_nim.is_p, n, r)
+    assert_same(fibnim.fibonacci_nim.is_p, n)
