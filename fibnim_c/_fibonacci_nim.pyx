@@ -1,6 +1,8 @@
 # Compiled twin of fibnim._pure.fibonacci_nim: the same kernel names and
-# signatures. Inputs are checked, C-contiguous uint64 arrays with every value
-# <= 2**63 - 1; a bound r no smaller than the piles stands for an infinite one.
+# signatures. Inputs are C-contiguous uint64 arrays with every value
+# <= 2**63 - 1, checked before the call except by is_p, which checks its bound
+# as it goes (see fibnim_c/_wythoff.pyx); a bound r no smaller than the piles
+# stands for an infinite one.
 
 from libc.stdint cimport int64_t, uint8_t, uint64_t
 

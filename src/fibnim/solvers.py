@@ -58,6 +58,12 @@ def _piece(piece: str, where: str) -> int:
     return mask
 
 
+def _game(piece: str, size: int, where: str, limit: int) -> tuple[int, int]:
+    """The piece's move mask and the checked board side."""
+    high = Bound(limit, ValueError, f"is above {limit}")
+    return _piece(piece, where), one_int(size, where, "size", high=high)
+
+
 def board(piece: str, size: int, *, misere: bool = False) -> NDArray[np.bool_]:
     """The P-positions of a cornering game on a size x size board, cell [x, y].
 
@@ -76,10 +82,7 @@ def board(piece: str, size: int, *, misere: bool = False) -> NDArray[np.bool_]:
            [1, 0, 1, 0],
            [0, 0, 0, 0]])
     """
-    mask = _piece(piece, "board")
-    size = one_int(
-        size, "board", "size", high=Bound(BOARD_LIMIT, ValueError, f"is above {BOARD_LIMIT}")
-    )
+    mask, size = _game(piece, size, "board", BOARD_LIMIT)
     out = np.zeros((size, size), dtype=np.bool_)
     _backend.kernels("solvers").board(mask, size, bool(misere), out.view(np.uint8))
     return out
@@ -97,10 +100,7 @@ def grundy(piece: str, size: int) -> NDArray[np.int64]:
            [2, 0, 1, 5],
            [3, 4, 5, 6]])
     """
-    mask = _piece(piece, "grundy")
-    size = one_int(
-        size, "grundy", "size", high=Bound(GRUNDY_LIMIT, ValueError, f"is above {GRUNDY_LIMIT}")
-    )
+    mask, size = _game(piece, size, "grundy", GRUNDY_LIMIT)
     out = np.zeros((size, size), dtype=np.int64)
     _backend.kernels("solvers").grundy(mask, size, out)
     return out
