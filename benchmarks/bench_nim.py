@@ -9,7 +9,7 @@ int64 arrays of the same length, the memory floor. Piles are uniform below
 Then the solvers by size: `solvers.board("queen", N)`, `solvers.grundy("queen", N)`
 and the three-pile search of `solvers.global_outcome`.
 
-    python benchmarks/bench_nim.py [--size N] [--repeats R]
+    python benchmarks/bench_nim.py [--size N] [--repeats R] [--quick] [--no-simd]
 
 Prints Markdown tables and writes benchmarks/results/nim.json.
 """
@@ -40,6 +40,9 @@ def main() -> None:
     options.add_argument("--pure-size", type=int, default=10**5)
     options.add_argument("--repeats", type=int, default=7)
     options.add_argument("--quick", action="store_true", help="small solver sizes only")
+    options.add_argument(
+        "--no-simd", action="store_true", help="the scalar kernels only (no AVX-512 paths)"
+    )
     arguments = options.parse_args()
     size, pure_size, repeats = arguments.size, arguments.pure_size, arguments.repeats
 
@@ -59,6 +62,8 @@ def main() -> None:
         cases[f"power_nim.is_p, 2 piles < 2**{bits}"] = (power_nim.is_p, (piles, r))
 
     _backend.use("cython")
+    # --no-simd switches fibonacci_nim's paths only: power_nim has no switch
+    simd = _backend.twins("fibonacci_nim")[0].use_simd(not arguments.no_simd)
     floor = time_per_element(lambda: np.add(a, b, out=c), size, repeats)["ns_per_element"]
     rows = [{"kernel": "np.add (memory floor)", "compiled_ns": floor, "x_floor": 1.0}]
     for name, (function, args) in cases.items():
@@ -111,6 +116,7 @@ def main() -> None:
     notes = {
         "size": size,
         "pure_size": pure_size,
+        "simd": simd,
         "targets": "Fibonacci Nim is_p <= 3x np.add; two-pile global_is_p <= 5x; power-of-two Nim "
         "is_p for 2 piles <= 2x; a 2000 x 2000 queen board in seconds; Wythoff Grundy values "
         "for 1000 x 1000 in under a minute",
@@ -119,7 +125,7 @@ def main() -> None:
     print(table(rows, ["kernel", "compiled_ns", "x_floor", "pure_ns", "pure_vs_compiled"]))
     print()
     print(table(solver_rows, ["solver", "seconds"]))
-    print(f"written: {write('nim', rows, notes)}")
+    print(f"written: {write('nim_scalar' if arguments.no_simd else 'nim', rows, notes)}")
 
 
 if __name__ == "__main__":

@@ -1,71 +1,210 @@
 # Compiled twin of fibnim._pure.fibonacci_nim: the same kernel names and
 # signatures. Inputs are C-contiguous uint64 arrays with every value
-# <= 2**63 - 1, checked before the call except by is_p, which checks its bound
-# as it goes (see fibnim_c/_wythoff.pyx); a bound r no smaller than the piles
-# stands for an infinite one.
+# <= 2**63 - 1, checked before the call except by is_p and two_pile_is_p,
+# which check their bound as they go (see fibnim_c/_wythoff.pyx); a bound r no
+# smaller than the piles stands for an infinite one.
+#
+# Both P-position tests ask "is the lowest Zeckendorf index of v at least j?"
+# and answer it without encoding v. Write v = sum of F_i (i >= 2, Zeckendorf)
+# and x(v) = v / phi mod 1. From F_i / phi = F_{i-1} + (-1/phi)**(i-1) / phi,
+# x(v) = delta(v) mod 1 with delta(v) = sum of (-1)**(i-1) phi**-i over v's
+# terms, which lies in I = (-1/phi, 1/phi**2), an interval of length 1. If the
+# lowest index is at least j, shifting every index down by j - 2 gives a
+# number m with delta(v) = (-1/phi)**(j-2) delta(m), so delta(v) lies in
+# J_j = (-1/phi)**(j-2) I; if it is exactly j, the same shift puts delta(v) in
+# (-1/phi)**(j-2) (-1/phi, -1/phi**3), the part of J_j outside J_{j+1}. So the
+# lowest index is at least j iff x(v) lies on the arc J_j mod 1, which starts
+# at START_j = frac(-phi**-(j-1)) (j even) or frac(-phi**-j) (j odd) and has
+# length phi**-(j-2).
+#
+# In 64-bit fixed point: X = v * PHI_HI + high(v * PHI_LO) mod 2**64, with
+# (PHI_HI, PHI_LO) = floor(2**128 / phi), is at most 2 below 2**64 x(v) and
+# never above; ARC_START[j] = floor(2**64 START_j) and ARC_LENGTH[j] =
+# floor(2**64 phi**-(j-2)) (2**64 - 1 for j = 2) are within 1 below. So with
+# u = X - ARC_START[j] mod 2**64 the true offset lies in (u - 1, u + 2): u <
+# ARC_LENGTH[j] answers exactly unless u is within 8 (MARGIN) of 0 or of the length.
+# There (about 16 in 2**64 of random v, and for j >= 90, whose arcs are that
+# short) the kernels fall back to the encode. tests/test_fibonacci_nim.py
+# recomputes both tables.
 
 from libc.stdint cimport int64_t, uint8_t, uint64_t
 
 from _scalar cimport (
-    FIB, FIB_LIMIT_INDEX, ctz64, encode, encode_wide, fill_tables, lowest_index, lowest_term_of,
-    top_index,
+    FIB, PHI_HI, PHI_LO, bit_length, encode_wide, fill_tables, lowest_index, lowest_term_of,
+    mul128, top_index,
 )
+from _simd cimport fib_is_p8, fib_two_pile8, simd_ready, simd_wanted
+
+cdef extern from *:
+    """
+    static const uint64_t fibnim_arc_start[96] = {
+        UINT64_C(0x0000000000000000), UINT64_C(0x0000000000000000), UINT64_C(0x61c8864680b583ea),
+        UINT64_C(0xc3910c8d016b07d4), UINT64_C(0xc3910c8d016b07d4), UINT64_C(0xe8ea9f60838b9392),
+        UINT64_C(0xe8ea9f60838b9392), UINT64_C(0xf72ed1948937b2e2), UINT64_C(0xf72ed1948937b2e2),
+        UINT64_C(0xfca1d55d181b8515), UINT64_C(0xfca1d55d181b8515), UINT64_C(0xfeb6ae82bf1adc5e),
+        UINT64_C(0xfeb6ae82bf1adc5e), UINT64_C(0xff82362b25351005), UINT64_C(0xff82362b25351005),
+        UINT64_C(0xffcff3feb08453b1), UINT64_C(0xffcff3feb08453b1), UINT64_C(0xffeda5d0ec57eb0f),
+        UINT64_C(0xffeda5d0ec57eb0f), UINT64_C(0xfff8fd7414836d7c), UINT64_C(0xfff8fd7414836d7c),
+        UINT64_C(0xfffd528b51325d65), UINT64_C(0xfffd528b51325d65), UINT64_C(0xfffefa2ddf13aab4),
+        UINT64_C(0xfffefa2ddf13aab4), UINT64_C(0xffff9bfe4c08a2b8), UINT64_C(0xffff9bfe4c08a2b8),
+        UINT64_C(0xffffd9cd05063d74), UINT64_C(0xffffd9cd05063d74), UINT64_C(0xfffff168c30a15a5),
+        UINT64_C(0xfffff168c30a15a5), UINT64_C(0xfffffa6d4418037b), UINT64_C(0xfffffa6d4418037b),
+        UINT64_C(0xfffffddf093df4cc), UINT64_C(0xfffffddf093df4cc), UINT64_C(0xffffff2fd7a1dae9),
+        UINT64_C(0xffffff2fd7a1dae9), UINT64_C(0xffffffb07da79bf0), UINT64_C(0xffffffb07da79bf0),
+        UINT64_C(0xffffffe1a154f8e8), UINT64_C(0xffffffe1a154f8e8), UINT64_C(0xfffffff466574ec7),
+        UINT64_C(0xfffffff466574ec7), UINT64_C(0xfffffffb91b0f36f), UINT64_C(0xfffffffb91b0f36f),
+        UINT64_C(0xfffffffe4ebb8b85), UINT64_C(0xfffffffe4ebb8b85), UINT64_C(0xffffffff5a81af21),
+        UINT64_C(0xffffffff5a81af21), UINT64_C(0xffffffffc0c981de), UINT64_C(0xffffffffc0c981de),
+        UINT64_C(0xffffffffe7dad67a), UINT64_C(0xffffffffe7dad67a), UINT64_C(0xfffffffff6c70192),
+        UINT64_C(0xfffffffff6c70192), UINT64_C(0xfffffffffc7a2e3b), UINT64_C(0xfffffffffc7a2e3b),
+        UINT64_C(0xfffffffffea7891f), UINT64_C(0xfffffffffea7891f), UINT64_C(0xffffffffff7c6d23),
+        UINT64_C(0xffffffffff7c6d23), UINT64_C(0xffffffffffcdbe4a), UINT64_C(0xffffffffffcdbe4a),
+        UINT64_C(0xffffffffffeccdbc), UINT64_C(0xffffffffffeccdbc), UINT64_C(0xfffffffffff8aaeb),
+        UINT64_C(0xfffffffffff8aaeb), UINT64_C(0xfffffffffffd3304), UINT64_C(0xfffffffffffd3304),
+        UINT64_C(0xfffffffffffeee23), UINT64_C(0xfffffffffffeee23), UINT64_C(0xffffffffffff9764),
+        UINT64_C(0xffffffffffff9764), UINT64_C(0xffffffffffffd80b), UINT64_C(0xffffffffffffd80b),
+        UINT64_C(0xfffffffffffff0bc), UINT64_C(0xfffffffffffff0bc), UINT64_C(0xfffffffffffffa2b),
+        UINT64_C(0xfffffffffffffa2b), UINT64_C(0xfffffffffffffdc5), UINT64_C(0xfffffffffffffdc5),
+        UINT64_C(0xffffffffffffff26), UINT64_C(0xffffffffffffff26), UINT64_C(0xffffffffffffffac),
+        UINT64_C(0xffffffffffffffac), UINT64_C(0xffffffffffffffe0), UINT64_C(0xffffffffffffffe0),
+        UINT64_C(0xfffffffffffffff3), UINT64_C(0xfffffffffffffff3), UINT64_C(0xfffffffffffffffb),
+        UINT64_C(0xfffffffffffffffb), UINT64_C(0xfffffffffffffffe), UINT64_C(0xfffffffffffffffe),
+        UINT64_C(0xffffffffffffffff), UINT64_C(0xffffffffffffffff), UINT64_C(0xffffffffffffffff),
+    };
+    static const uint64_t fibnim_arc_length[96] = {
+        UINT64_C(0x0000000000000000), UINT64_C(0x0000000000000000), UINT64_C(0xffffffffffffffff),
+        UINT64_C(0x9e3779b97f4a7c15), UINT64_C(0x61c8864680b583ea), UINT64_C(0x3c6ef372fe94f82b),
+        UINT64_C(0x255992d382208bbe), UINT64_C(0x1715609f7c746c6d), UINT64_C(0x0e44323405ac1f50),
+        UINT64_C(0x08d12e6b76c84d1d), UINT64_C(0x057303c88ee3d233), UINT64_C(0x035e2aa2e7e47aea),
+        UINT64_C(0x0214d925a6ff5748), UINT64_C(0x0149517d40e523a1), UINT64_C(0x00cb87a8661a33a6),
+        UINT64_C(0x007dc9d4dacaeffa), UINT64_C(0x004dbdd38b4f43ac), UINT64_C(0x00300c014f7bac4e),
+        UINT64_C(0x001db1d23bd3975d), UINT64_C(0x00125a2f13a814f0), UINT64_C(0x000b57a3282b826d),
+        UINT64_C(0x0007028beb7c9283), UINT64_C(0x000455173caeefe9), UINT64_C(0x0002ad74aecda29a),
+        UINT64_C(0x0001a7a28de14d4f), UINT64_C(0x000105d220ec554b), UINT64_C(0x0000a1d06cf4f803),
+        UINT64_C(0x00006401b3f75d47), UINT64_C(0x00003dceb8fd9abc), UINT64_C(0x00002632faf9c28b),
+        UINT64_C(0x0000179bbe03d830), UINT64_C(0x00000e973cf5ea5a), UINT64_C(0x00000904810dedd5),
+        UINT64_C(0x00000592bbe7fc84), UINT64_C(0x00000371c525f151), UINT64_C(0x00000220f6c20b33),
+        UINT64_C(0x00000150ce63e61d), UINT64_C(0x000000d0285e2516), UINT64_C(0x00000080a605c106),
+        UINT64_C(0x0000004f8258640f), UINT64_C(0x0000003123ad5cf7), UINT64_C(0x0000001e5eab0717),
+        UINT64_C(0x00000012c50255df), UINT64_C(0x0000000b99a8b138), UINT64_C(0x000000072b59a4a7),
+        UINT64_C(0x000000046e4f0c90), UINT64_C(0x00000002bd0a9816), UINT64_C(0x00000001b144747a),
+        UINT64_C(0x000000010bc6239b), UINT64_C(0x00000000a57e50de), UINT64_C(0x000000006647d2bd),
+        UINT64_C(0x000000003f367e21), UINT64_C(0x000000002711549c), UINT64_C(0x0000000018252985),
+        UINT64_C(0x000000000eec2b17), UINT64_C(0x000000000938fe6d), UINT64_C(0x0000000005b32ca9),
+        UINT64_C(0x000000000385d1c4), UINT64_C(0x00000000022d5ae4), UINT64_C(0x00000000015876e0),
+        UINT64_C(0x0000000000d4e403), UINT64_C(0x00000000008392dc), UINT64_C(0x0000000000515127),
+        UINT64_C(0x00000000003241b5), UINT64_C(0x00000000001f0f71), UINT64_C(0x0000000000133243),
+        UINT64_C(0x00000000000bdd2e), UINT64_C(0x0000000000075514), UINT64_C(0x0000000000048819),
+        UINT64_C(0x000000000002ccfb), UINT64_C(0x000000000001bb1e), UINT64_C(0x00000000000111dc),
+        UINT64_C(0x000000000000a941), UINT64_C(0x000000000000689b), UINT64_C(0x00000000000040a6),
+        UINT64_C(0x00000000000027f4), UINT64_C(0x00000000000018b1), UINT64_C(0x0000000000000f43),
+        UINT64_C(0x000000000000096e), UINT64_C(0x00000000000005d4), UINT64_C(0x000000000000039a),
+        UINT64_C(0x000000000000023a), UINT64_C(0x0000000000000160), UINT64_C(0x00000000000000d9),
+        UINT64_C(0x0000000000000086), UINT64_C(0x0000000000000053), UINT64_C(0x0000000000000033),
+        UINT64_C(0x000000000000001f), UINT64_C(0x0000000000000013), UINT64_C(0x000000000000000c),
+        UINT64_C(0x0000000000000007), UINT64_C(0x0000000000000004), UINT64_C(0x0000000000000002),
+        UINT64_C(0x0000000000000001), UINT64_C(0x0000000000000001), UINT64_C(0x0000000000000000),
+    };
+    /* top_index(2**(b-1)) (at most 91) for bit length b; 1 for b = 0 */
+    static uint8_t fibnim_top_of_bits[65];
+    """
+    const uint64_t ARC_START "fibnim_arc_start"[96]
+    const uint64_t ARC_LENGTH "fibnim_arc_length"[96]
+    uint8_t TOP_OF_BITS "fibnim_top_of_bits"[65]
 
 fill_tables()
+TOP_OF_BITS[0] = 1
+for _bits in range(1, 65):
+    TOP_OF_BITS[_bits] = min(top_index((<uint64_t>1) << (_bits - 1)), 91)
+
+ARC_TABLES = [(ARC_START[j], ARC_LENGTH[j]) for j in range(96)]
 
 cdef enum:
-    BLOCK = 256  # positions per pass of is_p (a multiple of 4)
+    BLOCK = 256  # positions per pass
+    MARGIN = 8  # how near an arc's ends u must be to need the encode
+    UNSURE = 2  # an answer still to be settled exactly
+
+# The same tables for the AVX-512 kernels of _simd.pxd, by row: by the bit
+# length b < 64 of a bound, top_index(2**(b-1)) and the next two Fibonacci
+# numbers; by j < 64, the arc's start and length.
+cdef uint64_t SIMD_ROWS[5 * 64]
+for _bits in range(64):
+    SIMD_ROWS[_bits] = TOP_OF_BITS[_bits]
+    SIMD_ROWS[64 + _bits] = FIB[TOP_OF_BITS[_bits] + 1]
+    SIMD_ROWS[128 + _bits] = FIB[TOP_OF_BITS[_bits] + 2]
+    SIMD_ROWS[192 + _bits] = ARC_START[_bits]
+    SIMD_ROWS[256 + _bits] = ARC_LENGTH[_bits]
 
 
-cdef inline uint64_t lowest_of_code(uint64_t code) noexcept nogil:
-    # F at the lowest set bit of a 64-bit code; 0 for no bits (the bit put at 63
-    # makes the look-up safe, the mask makes its answer 0)
-    return FIB[ctz64(code | (<uint64_t>1 << 63)) + 2] & (0 - <uint64_t>(code != 0))
+def use_simd(bint wanted):
+    """Let the kernels take their AVX-512 paths where the processor has them (the
+    default), or not; returns whether they now do. For tests and benchmarks."""
+    global simd_wanted
+    simd_wanted = wanted
+    return simd_ready()
+
+cdef inline uint64_t golden_fraction(uint64_t v) noexcept nogil:
+    # X of the header: 2**64 (v / phi mod 1), at most 2 below
+    cdef uint64_t low
+    return v * PHI_HI + mul128(v, PHI_LO, &low)
+
+
+cdef inline int top_index_of_bound(uint64_t r) noexcept nogil:
+    # top_index(r), and 1 for r = 0, without a loop: [2**(b-1), 2**b) holds at
+    # most two Fibonacci numbers
+    cdef int t = TOP_OF_BITS[bit_length(r)]
+    return t + (r >= FIB[t + 1]) + (r >= FIB[t + 2])
+
+
+cdef inline bint on_arc(uint64_t x, int j, bint* unsure) noexcept nogil:
+    # whether the lowest Zeckendorf index of the v with x = golden_fraction(v)
+    # is at least j; sets *unsure where x is too near an end of the arc to say
+    cdef uint64_t u = x - ARC_START[j]
+    unsure[0] |= (u + MARGIN < 2 * MARGIN) | (u - ARC_LENGTH[j] + MARGIN < 2 * MARGIN)
+    return u < ARC_LENGTH[j]
 
 
 def is_p(const uint64_t[::1] n, const uint64_t[::1] r, uint8_t[::1] out, uint64_t limit):
     """out[i] = 1 where (n[i]; r[i]) is a P-position of one-pile Fibonacci Nim:
-    n = 0, or its lowest Zeckendorf term exceeds r. Checks its bound as it goes
-    (see fibnim_c/_wythoff.pyx): returns the first i with n or r above limit, or -1."""
-    cdef Py_ssize_t i, start = 0, stop, size = n.shape[0]
-    cdef Py_ssize_t above = -1
-    cdef uint64_t codes[BLOCK]
-    cdef uint64_t a0, a1, a2, a3, top
+    n = 0, or its lowest Zeckendorf term exceeds r, that is its lowest index is
+    at least top_index(r) + 1. Checks its bound as it goes (see
+    fibnim_c/_wythoff.pyx): returns the first i with n or r above limit, or -1."""
+    cdef Py_ssize_t i, start = 0, done, stop, size = n.shape[0], above_at = -1
+    cdef bint unsure, above
+    cdef int any_unsure
     with nogil:
-        while start < size and above < 0:
+        while start < size:
             stop = start + BLOCK if size - start > BLOCK else size
-            top = 0
-            for i in range(start, stop):
-                top |= n[i] | (r[i] > limit) << 63
-            if top >= FIB[FIB_LIMIT_INDEX] or stop - start < BLOCK:
-                # a wide value, one to check, or the last few: one at a time
-                above = one_at_a_time(n, r, out, limit, start, stop)
-                start = stop
-                continue
-            # The codes first, four at a time with every load before any store,
-            # so that their chains of look-ups overlap; then the answers.
-            for i in range(start, stop, 4):
-                a0 = encode(n[i])
-                a1 = encode(n[i + 1])
-                a2 = encode(n[i + 2])
-                a3 = encode(n[i + 3])
-                codes[i - start] = a0
-                codes[i - start + 1] = a1
-                codes[i - start + 2] = a2
-                codes[i - start + 3] = a3
-            for i in range(start, stop):
-                out[i] = (n[i] == 0) | (lowest_of_code(codes[i - start]) > r[i])
+            done = start
+            any_unsure = above = False
+            if simd_ready():
+                done += fib_is_p8(&n[start], &r[start], &out[start], stop - start, limit,
+                                  SIMD_ROWS, &any_unsure)
+            # branch-free over the block; the rare unsure ones again, exactly
+            for i in range(done, stop):
+                unsure = False
+                above |= (n[i] > limit) | (r[i] > limit)
+                out[i] = on_arc(golden_fraction(n[i]), top_index_of_bound(r[i]) + 1, &unsure)
+                out[i] |= unsure * UNSURE
+                any_unsure |= unsure
+            if above:
+                above_at = first_above(n, r, limit, done, stop)
+                if above_at >= 0:
+                    break
+            if any_unsure:
+                for i in range(start, stop):
+                    if out[i] >= UNSURE:
+                        out[i] = (n[i] == 0) | (lowest_term_of(n[i]) > r[i])
             start = stop
-    return above
+    return above_at
 
 
-cdef Py_ssize_t one_at_a_time(const uint64_t[::1] n, const uint64_t[::1] r, uint8_t[::1] out,
-                              uint64_t limit, Py_ssize_t start, Py_ssize_t stop) noexcept nogil:
+cdef Py_ssize_t first_above(const uint64_t[::1] n, const uint64_t[::1] r, uint64_t limit,
+                            Py_ssize_t start, Py_ssize_t stop) noexcept nogil:
     cdef Py_ssize_t k
     for k in range(start, stop):
         if n[k] > limit or r[k] > limit:
             return k
-        out[k] = (n[k] == 0) | (lowest_term_of(n[k]) > r[k])
     return -1
 
 
@@ -111,13 +250,51 @@ cdef bint two_pile_p(uint64_t x, uint64_t y, uint64_t r) noexcept nogil:
     return (top_index(m + FIB[t + 1]) - t - 1) % 2 == 0
 
 
-def two_pile_is_p(const uint64_t[:, ::1] piles, const uint64_t[::1] r, uint8_t[::1] out):
+def two_pile_is_p(const uint64_t[:, ::1] piles, const uint64_t[::1] r, uint8_t[::1] out,
+                  uint64_t limit):
     """out[i] = 1 where (piles[i, 0], piles[i, 1]; r[i]) is a P-position of global
-    Fibonacci Nim."""
-    cdef Py_ssize_t i
+    Fibonacci Nim. Checks its bound as it goes, as is_p: returns the first i with
+    a pile or r above limit, or -1."""
+    cdef Py_ssize_t i, start = 0, done, stop, size = piles.shape[0], above_at = -1
+    cdef uint64_t small, large, bound, x
+    cdef int t, any_unsure
+    cdef bint unsure, above, at_least_next, beyond_next
     with nogil:
-        for i in range(piles.shape[0]):
-            out[i] = two_pile_p(piles[i, 0], piles[i, 1], r[i])
+        while start < size:
+            stop = start + BLOCK if size - start > BLOCK else size
+            done = start
+            any_unsure = above = False
+            # Cases 1 and 2 of the theorem ask only whether z_1(k) is below F_{t+1}
+            # or above it: two arc tests. The rest (z_1(k) = F_{t+1}), and the
+            # unsure ones, go to two_pile_p in a second pass.
+            if simd_ready():
+                done += fib_two_pile8(&piles[start, 0], &r[start], &out[start], stop - start,
+                                      limit, SIMD_ROWS, &any_unsure)
+            for i in range(done, stop):
+                small = piles[i, 0] if piles[i, 0] < piles[i, 1] else piles[i, 1]
+                large = piles[i, 0] ^ piles[i, 1] ^ small
+                above |= (large > limit) | (r[i] > limit)
+                bound = r[i] if r[i] < large else large
+                t = top_index_of_bound(bound)
+                x = golden_fraction(large - small)
+                unsure = False
+                at_least_next = on_arc(x, t + 1, &unsure)
+                beyond_next = on_arc(x, t + 2, &unsure)
+                unsure = (unsure | (at_least_next & (not beyond_next))) & (bound != 0)
+                out[i] = (beyond_next | (bound == 0)) | unsure * UNSURE
+                any_unsure |= unsure
+            if above:
+                for i in range(done, stop):
+                    if piles[i, 0] > limit or piles[i, 1] > limit or r[i] > limit:
+                        above_at = i
+                        break
+                break
+            if any_unsure:
+                for i in range(start, stop):
+                    if out[i] >= UNSURE:
+                        out[i] = two_pile_p(piles[i, 0], piles[i, 1], r[i])
+            start = stop
+    return above_at
 
 
 def two_pile_move(const uint64_t[:, ::1] piles, const uint64_t[::1] r,
@@ -129,7 +306,8 @@ def two_pile_move(const uint64_t[:, ::1] piles, const uint64_t[::1] r,
     smaller one wins; otherwise taking F_t from the smaller one does. The
     candidates are checked with the theorem, in that order."""
     cdef Py_ssize_t i
-    cdef uint64_t xi, yi, bound, k, lo, hi, size[2]
+    cdef uint64_t xi, yi, bound, k, lo, hi
+    cdef uint64_t size[2]
     cdef int small, large, first, c, chosen_pile
     cdef uint64_t candidate_take[2]
     cdef int candidate_pile[2]

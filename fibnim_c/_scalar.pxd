@@ -19,6 +19,17 @@ cdef extern from *:
     static __inline int fibnim_bit_length(uint64_t x) {
         unsigned long i; return _BitScanReverse64(&i, x) ? (int)i + 1 : 0;
     }
+    #elif defined(__x86_64__) && !defined(__LZCNT__)
+    #define fibnim_ctz64(x) __builtin_ctzll(x)
+    /* bsr, which __builtin_clzll becomes, keeps its destination for a zero input,
+       so it waits for that register's last writer: in a loop, often the previous
+       iteration's end, which made is_p's loop one chain (7.5 ns against 3.1 ns
+       per element). Zeroing the register first cuts the chain. */
+    static inline int fibnim_bit_length(uint64_t x) {
+        uint64_t i;
+        __asm__("xorl %k0, %k0\\n\\tbsrq %1, %0" : "=&r"(i) : "rm"(x) : "cc");
+        return x ? (int)i + 1 : 0;
+    }
     #else
     #define fibnim_ctz64(x) __builtin_ctzll(x)
     #define fibnim_bit_length(x) ((x) ? 64 - __builtin_clzll(x) : 0)

@@ -17,7 +17,7 @@ cdef extern from *:
     """
     #if defined(__GNUC__) && defined(__x86_64__) && !defined(FIBNIM_NO_SIMD)
     #include <immintrin.h>
-    #define FIBNIM_TARGET __attribute__((target("avx512f,avx512ifma,avx512vl,avx512bw")))
+    #define FIBNIM_TARGET __attribute__((target("avx512f,avx512ifma,avx512vl,avx512bw,avx512dq,avx512cd")))
 
     static int fibnim_simd_wanted = 1;
 
@@ -26,7 +26,8 @@ cdef extern from *:
         if (ready < 0) {
             __builtin_cpu_init();
             ready = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512ifma")
-                && __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw");
+                && __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw")
+                && __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512cd");
         }
         return ready && fibnim_simd_wanted;
     }
@@ -204,6 +205,141 @@ cdef extern from *:
         }
         return i;
     }
+
+    /* Fibonacci Nim's arc test (see fibnim_c/_fibonacci_nim.pyx) eight lanes at
+       a time. Its tables come as one array of 5 x 64: by bit
+       length b of the bound, top_index(2**(b-1)) and the two Fibonacci numbers
+       after it; by j < 64, the arc's start and length. Each writes 2 for a lane
+       it cannot settle, and sets *any_unsure. */
+    enum { FIBNIM_ARC_MARGIN = 8 };
+
+    typedef struct { __m512i top[8], next[8], after[8], start[8], length[8]; } fibnim_arc_tables;
+
+    /* table[index] for index < 64, with the table in eight registers */
+    FIBNIM_TARGET static inline __m512i fibnim_lookup64(const __m512i table[8], __m512i index) {
+        __m512i part = _mm512_srli_epi64(index, 4);
+        __m512i value = _mm512_permutex2var_epi64(table[0], index, table[1]);
+        for (int p = 1; p < 4; p++) {
+            __mmask8 in_part = _mm512_cmpeq_epi64_mask(part, _mm512_set1_epi64(p));
+            value = _mm512_mask_mov_epi64(value, in_part,
+                _mm512_permutex2var_epi64(table[2 * p], index, table[2 * p + 1]));
+        }
+        return value;
+    }
+
+    FIBNIM_TARGET static inline void fibnim_load_arc_tables(const uint64_t *rows, fibnim_arc_tables *t) {
+        for (int q = 0; q < 8; q++) {
+            t->top[q] = _mm512_loadu_si512((const void *)(rows + 8 * q));
+            t->next[q] = _mm512_loadu_si512((const void *)(rows + 64 + 8 * q));
+            t->after[q] = _mm512_loadu_si512((const void *)(rows + 128 + 8 * q));
+            t->start[q] = _mm512_loadu_si512((const void *)(rows + 192 + 8 * q));
+            t->length[q] = _mm512_loadu_si512((const void *)(rows + 256 + 8 * q));
+        }
+    }
+
+    /* top_index(r), 1 for r = 0 (top_index_of_bound of _fibonacci_nim.pyx) */
+    FIBNIM_TARGET static inline __m512i fibnim_top_index8(const fibnim_arc_tables *t, __m512i r) {
+        const __m512i one = _mm512_set1_epi64(1);
+        __m512i bits = _mm512_sub_epi64(_mm512_set1_epi64(64), _mm512_lzcnt_epi64(r));
+        __m512i top = fibnim_lookup64(t->top, bits);
+        top = _mm512_mask_add_epi64(top, _mm512_cmpge_epu64_mask(r, fibnim_lookup64(t->next, bits)), top, one);
+        return _mm512_mask_add_epi64(top, _mm512_cmpge_epu64_mask(r, fibnim_lookup64(t->after, bits)), top, one);
+    }
+
+    /* golden_fraction of _fibonacci_nim.pyx, at most 4 below 2**64 (v / phi mod 1):
+       v = v1 2**52 + v0 and PHI_LO = a1 2**12 + a0 make v * PHI_LO / 2**64 =
+       v1 a1 + v1 a0 / 2**12 + v0 a1 / 2**52 + v0 a0 / 2**64; the first is
+       exact in 64 bits, the next two are floored, the last (below 1) dropped,
+       and PHI's own truncation adds less than 1 more. */
+    FIBNIM_TARGET static inline __m512i fibnim_golden_fraction8(__m512i v) {
+        const __m512i phi_hi = _mm512_set1_epi64((long long)0x9e3779b97f4a7c15ULL);
+        const __m512i a1 = _mm512_set1_epi64((long long)(0xf39cc0605cedc834ULL >> 12));
+        const __m512i a0 = _mm512_set1_epi64((long long)(0xf39cc0605cedc834ULL & 0xfff));
+        __m512i v0 = _mm512_and_si512(v, _mm512_set1_epi64((1LL << 52) - 1));
+        __m512i v1 = _mm512_srli_epi64(v, 52);
+        __m512i x = _mm512_mullo_epi64(v, phi_hi);
+        x = _mm512_add_epi64(x, _mm512_mullo_epi64(v1, a1));
+        x = _mm512_add_epi64(x, _mm512_srli_epi64(_mm512_mullo_epi64(v1, a0), 12));
+        return _mm512_madd52hi_epu64(x, v0, a1);
+    }
+
+    /* The lanes whose lowest Zeckendorf index is at least j (x their golden
+       fractions); *unsure gets the lanes too near an arc's end to say, and
+       those with j >= 64, beyond the tables. */
+    FIBNIM_TARGET static inline __mmask8 fibnim_on_arc8(
+            const fibnim_arc_tables *t, __m512i x, __m512i j, __mmask8 *unsure) {
+        const __m512i margin = _mm512_set1_epi64(FIBNIM_ARC_MARGIN);
+        const __m512i twice = _mm512_set1_epi64(2 * FIBNIM_ARC_MARGIN);
+        __m512i length = fibnim_lookup64(t->length, j);
+        __m512i u = _mm512_sub_epi64(x, fibnim_lookup64(t->start, j));
+        *unsure |= _mm512_cmplt_epu64_mask(_mm512_add_epi64(u, margin), twice)
+            | _mm512_cmplt_epu64_mask(_mm512_add_epi64(_mm512_sub_epi64(u, length), margin), twice)
+            | _mm512_cmpge_epu64_mask(j, _mm512_set1_epi64(64));
+        return _mm512_cmplt_epu64_mask(u, length);
+    }
+
+    /* out = 1 for a P-position, 0 for an N-position, 2 where unsure */
+    FIBNIM_TARGET static inline void fibnim_store_answer8(uint8_t *out, __mmask8 p, __mmask8 unsure) {
+        __m128i answer = _mm_maskz_set1_epi8(p, 1);
+        _mm_storel_epi64((__m128i *)out, _mm_mask_set1_epi8(answer, unsure, 2));
+    }
+
+    /* One-pile Fibonacci Nim, as is_p of _fibonacci_nim.pyx; stops before
+       eight values of which one exceeds limit. */
+    FIBNIM_TARGET static Py_ssize_t fibnim_fib_is_p8(
+            const uint64_t *n, const uint64_t *r, uint8_t *out, Py_ssize_t count, uint64_t limit,
+            const uint64_t *rows, int *any_unsure) {
+        Py_ssize_t i = 0;
+        const __m512i most = _mm512_set1_epi64((long long)limit);
+        fibnim_arc_tables t;
+        fibnim_load_arc_tables(rows, &t);
+        for (; i + 8 <= count; i += 8) {
+            __m512i v = _mm512_loadu_si512((const void *)(n + i));
+            __m512i bound = _mm512_loadu_si512((const void *)(r + i));
+            if (_mm512_cmpgt_epu64_mask(_mm512_max_epu64(v, bound), most)) break;
+            __m512i j = _mm512_add_epi64(fibnim_top_index8(&t, bound), _mm512_set1_epi64(1));
+            __mmask8 unsure = 0;
+            __mmask8 p = fibnim_on_arc8(&t, fibnim_golden_fraction8(v), j, &unsure);
+            fibnim_store_answer8(out + i, p, unsure);
+            *any_unsure |= unsure;
+        }
+        return i;
+    }
+
+    /* Two-pile global Fibonacci Nim, cases 1 and 2 of the theorem as
+       two_pile_is_p of _fibonacci_nim.pyx does them; 2 where another case (or
+       an unsure lane) needs two_pile_p. Stops as fibnim_fib_is_p8 does. */
+    FIBNIM_TARGET static Py_ssize_t fibnim_fib_two_pile8(
+            const uint64_t *piles, const uint64_t *r, uint8_t *out, Py_ssize_t count,
+            uint64_t limit, const uint64_t *rows, int *any_unsure) {
+        Py_ssize_t i = 0;
+        const __m512i most = _mm512_set1_epi64((long long)limit);
+        const __m512i one = _mm512_set1_epi64(1);
+        const __m512i first = _mm512_set_epi64(14, 12, 10, 8, 6, 4, 2, 0);
+        const __m512i second = _mm512_set_epi64(15, 13, 11, 9, 7, 5, 3, 1);
+        fibnim_arc_tables t;
+        fibnim_load_arc_tables(rows, &t);
+        for (; i + 8 <= count; i += 8) {
+            __m512i lo = _mm512_loadu_si512((const void *)(piles + 2 * i));
+            __m512i hi = _mm512_loadu_si512((const void *)(piles + 2 * i + 8));
+            __m512i x = _mm512_permutex2var_epi64(lo, first, hi);
+            __m512i y = _mm512_permutex2var_epi64(lo, second, hi);
+            __m512i large = _mm512_max_epu64(x, y);
+            __m512i given = _mm512_loadu_si512((const void *)(r + i));
+            if (_mm512_cmpgt_epu64_mask(_mm512_max_epu64(large, given), most)) break;
+            __m512i bound = _mm512_min_epu64(given, large);
+            __m512i next = _mm512_add_epi64(fibnim_top_index8(&t, bound), one);
+            __m512i fraction = fibnim_golden_fraction8(_mm512_sub_epi64(large, _mm512_min_epu64(x, y)));
+            __mmask8 unsure = 0;
+            __mmask8 at_least_next = fibnim_on_arc8(&t, fraction, next, &unsure);
+            __mmask8 beyond_next = fibnim_on_arc8(&t, fraction, _mm512_add_epi64(next, one), &unsure);
+            __mmask8 no_move = _mm512_testn_epi64_mask(bound, bound);
+            unsure = (unsure | (at_least_next & (__mmask8)~beyond_next)) & (__mmask8)~no_move;
+            fibnim_store_answer8(out + i, beyond_next | no_move, unsure);
+            *any_unsure |= unsure;
+        }
+        return i;
+    }
     #else
     static int fibnim_simd_wanted = 0;
     static int fibnim_simd_ready(void) { return 0; }
@@ -212,6 +348,8 @@ cdef extern from *:
     static Py_ssize_t fibnim_is_lower8(const uint64_t *x, uint8_t *out, Py_ssize_t n, int upper, uint64_t limit) { return 0; }
     static Py_ssize_t fibnim_power_pairs8(const uint64_t *piles, const uint64_t *r, uint8_t *out, Py_ssize_t n, uint64_t limit) { return 0; }
     static Py_ssize_t fibnim_winning_move8(const uint64_t *x, const uint64_t *y, int64_t *tx, int64_t *ty, Py_ssize_t n, uint64_t limit) { return 0; }
+    static Py_ssize_t fibnim_fib_is_p8(const uint64_t *n, const uint64_t *r, uint8_t *out, Py_ssize_t count, uint64_t limit, const uint64_t *rows, int *any_unsure) { return 0; }
+    static Py_ssize_t fibnim_fib_two_pile8(const uint64_t *piles, const uint64_t *r, uint8_t *out, Py_ssize_t count, uint64_t limit, const uint64_t *rows, int *any_unsure) { return 0; }
     #endif
     """
     int simd_wanted "fibnim_simd_wanted"
@@ -221,3 +359,5 @@ cdef extern from *:
     Py_ssize_t is_lower8 "fibnim_is_lower8"(const uint64_t* x, uint8_t* out, Py_ssize_t n, int upper, uint64_t limit) noexcept nogil
     Py_ssize_t winning_move8 "fibnim_winning_move8"(const uint64_t* x, const uint64_t* y, int64_t* tx, int64_t* ty, Py_ssize_t n, uint64_t limit) noexcept nogil
     Py_ssize_t power_pairs8 "fibnim_power_pairs8"(const uint64_t* piles, const uint64_t* r, uint8_t* out, Py_ssize_t n, uint64_t limit) noexcept nogil
+    Py_ssize_t fib_is_p8 "fibnim_fib_is_p8"(const uint64_t* n, const uint64_t* r, uint8_t* out, Py_ssize_t count, uint64_t limit, const uint64_t* rows, int* any_unsure) noexcept nogil
+    Py_ssize_t fib_two_pile8 "fibnim_fib_two_pile8"(const uint64_t* piles, const uint64_t* r, uint8_t* out, Py_ssize_t count, uint64_t limit, const uint64_t* rows, int* any_unsure) noexcept nogil

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from decimal import ROUND_FLOOR, Decimal, getcontext
+
 import numpy as np
 import pytest
 from _support import F, global_nim_solver
 
-from fibnim import fibonacci_nim, solvers
+from fibnim import _backend, fibonacci_nim, solvers
 
 BOX = 60  # every (m, m + k; r) with m, k, r <= BOX
 
@@ -194,3 +196,61 @@ def test_is_p_bad_values_deep_in_large_arrays():
     assert fibonacci_nim.is_p(good, 7)[:3000].tolist() == [
         fibonacci_nim.is_p(int(v), 7) for v in good[:3000]
     ]
+
+
+def lowest_index(v: int) -> int:
+    """The index i >= 2 of v's lowest Zeckendorf term (v >= 1), greedily."""
+    k, low = len(F) - 1, 0
+    while v:
+        while F[k] > v:
+            k -= 1
+        v, low = v - F[k], k
+    return low
+
+
+def fraction(x: Decimal) -> Decimal:
+    """x mod 1, in [0, 1) (Decimal's % keeps the sign of x)."""
+    return x - x.to_integral_value(rounding=ROUND_FLOOR)
+
+
+def arc(j: int, phi: Decimal) -> tuple[Decimal, Decimal]:
+    """The arc of v / phi mod 1 holding the v whose lowest index is at least j:
+    (-1/phi)**(j-2) (-1/phi, 1/phi**2), by its start mod 1 and its length."""
+    ends = [(-1 / phi) ** (j - 2) * (-1 / phi), (-1 / phi) ** (j - 2) / phi**2]
+    return fraction(min(ends)), abs(ends[1] - ends[0])
+
+
+def test_lowest_index_is_read_off_v_over_phi():
+    # The fact the compiled is_p and global_is_p rest on (fibnim_c/_fibonacci_nim.pyx):
+    # v's lowest Zeckendorf index is at least j iff v / phi mod 1 lies on arc(j).
+    getcontext().prec = 80
+    phi = (1 + Decimal(5).sqrt()) / 2
+    for j in range(2, 22):
+        start, length = arc(j, phi)
+        for v in range(1, 3000):
+            offset = fraction(v / phi - start)
+            assert (offset < length) == (lowest_index(v) >= j), (v, j)
+
+
+def test_arc_tables_hold():
+    compiled, _ = _backend.twins("fibonacci_nim")
+    if compiled is None:
+        pytest.skip("no compiled extension in this installation")
+    getcontext().prec = 80
+    phi = (1 + Decimal(5).sqrt()) / 2
+    for j, (start, length) in enumerate(compiled.ARC_TABLES[2:], start=2):
+        true_start, true_length = arc(j, phi)
+        assert start == int(true_start * 2**64)  # floor, so within 1 below
+        assert length == min(int(true_length * 2**64), 2**64 - 1)
+
+
+def test_two_pile_bad_values_deep_in_large_arrays():
+    # two-pile global_is_p checks its bound as it goes, as is_p does
+    piles = np.ones((150_001, 2), dtype=np.int64)
+    piles[90_001, 1] = -4
+    with pytest.raises(ValueError, match=r"global_is_p: piles\[90001, 1\] = -4 is negative"):
+        fibonacci_nim.global_is_p(piles, 3)
+    r = np.full(150_001, 3, dtype=np.int64)
+    r[100_003] = -2
+    with pytest.raises(ValueError, match=r"global_is_p: r\[100003\] = -2 is negative"):
+        fibonacci_nim.global_is_p(np.abs(piles), r)

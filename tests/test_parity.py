@@ -150,6 +150,59 @@ def test_fibonacci_nim_two_piles():
         assert_same_tuple(fibnim.fibonacci_nim.global_winning_move, piles, r)
 
 
+def fibonacci_boundaries() -> tuple[np.ndarray, np.ndarray]:
+    """Piles whose lowest Zeckendorf index sits at the end of an arc of the
+    compiled tests (F_a + F_b and its neighbours), and bounds around every F_t."""
+    sums = {F[a] + F[b] + d for a in range(2, 92) for b in range(a + 2, 93) for d in (-1, 0, 1)}
+    piles = np.array(sorted(v for v in sums if v <= INT64_MAX), dtype=np.int64)
+    bounds = np.array(edge_values(INT64_MAX), dtype=np.int64)
+    return piles, bounds
+
+
+def test_fibonacci_nim_at_every_arc_end():
+    piles, bounds = fibonacci_boundaries()
+    n = np.concatenate([piles, np.arange(100)])
+    r = rng.choice(bounds, size=n.size)
+    assert_same(fibnim.fibonacci_nim.is_p, n, r)
+    assert_same(fibnim.fibonacci_nim.is_p, n[:, None], bounds[::5])
+    small = rng.choice(np.arange(200), size=piles.size)
+    two = np.stack([small, np.minimum(small + piles, INT64_MAX)], axis=-1)
+    assert_same(fibnim.fibonacci_nim.global_is_p, two, r[: two.shape[0]])
+    assert_same(fibnim.fibonacci_nim.global_is_p, two[:400, None], bounds[::5])
+    assert_same(fibnim.fibonacci_nim.global_is_p, two[:, ::-1], 0)
+
+
+def test_fibonacci_nim_simd_paths_match_the_scalar_ones():
+    compiled, _ = _backend.twins("fibonacci_nim")
+    if compiled is None or not compiled.use_simd(True):
+        pytest.skip(
+            "no AVX-512 paths here (processor or build); the scalar ones are tested throughout"
+        )
+    _backend.use("cython")
+    piles, bounds = fibonacci_boundaries()
+    n = np.concatenate([piles, RANDOM_PILES, PILES, np.arange(1000)])
+    r = np.concatenate([rng.choice(bounds, size=piles.size), RANDOM_PILES >> 20, PILES[::-1]])
+    r = np.concatenate([r, np.arange(1000) % 17])
+    two = np.stack([n, np.roll(n, 5) >> rng.integers(0, 63, size=n.size)], axis=-1)
+    calls = [
+        (fibnim.fibonacci_nim.is_p, (n, r)),
+        (fibnim.fibonacci_nim.is_p, (n,)),
+        (fibnim.fibonacci_nim.global_is_p, (two, r)),
+        (fibnim.fibonacci_nim.global_is_p, (two,)),
+    ]
+    try:
+        for function, args in calls:
+            for cut in (None, 7, 13):  # lengths that are and are not multiples of 8
+                parts = [a[:cut] for a in args]
+                vector = function(*parts)
+                compiled.use_simd(False)
+                scalar = function(*parts)
+                compiled.use_simd(True)
+                assert (vector == scalar).all(), function.__name__
+    finally:
+        compiled.use_simd(True)
+
+
 def test_power_nim():
     piles = RANDOM_PILES[: 3 * 900].reshape(900, 3)
     for r in (None, 1, 2**20, RANDOM_PILES[:900]):

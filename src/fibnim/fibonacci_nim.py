@@ -189,7 +189,16 @@ def _arrays(where: str, piles: NDArray[Any], r: ArrayLike, moves: bool) -> list[
             else:  # checked already: no bound for the kernel to find
                 one_pile(np.ascontiguousarray(rows[:, 0]), bounds, *outs, UINT64_MAX)
 
-    map_arrays(kernel, [piles, bound], ["piles", "r"], answers, where, high=_PILE, core=[k, 0])
+    map_arrays(
+        kernel,
+        [piles, bound],
+        ["piles", "r"],
+        answers,
+        where,
+        high=_PILE,
+        core=[k, 0],
+        self_check=k == 2 and not moves,  # two_pile_is_p checks its bound as it goes
+    )
     return [finish(a, len(shape)) for a in answers]
 
 

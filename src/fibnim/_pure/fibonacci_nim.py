@@ -23,11 +23,15 @@ def winning_take(n: np.ndarray, r: np.ndarray, out: np.ndarray) -> None:
     out[:] = [ints.one_pile_take(a, b) for a, b in zip(n.tolist(), r.tolist(), strict=True)]
 
 
-def two_pile_is_p(piles: np.ndarray, r: np.ndarray, out: np.ndarray) -> None:
+def two_pile_is_p(piles: np.ndarray, r: np.ndarray, out: np.ndarray, limit: int) -> int:
     """out[i] = 1 where (piles[i, 0], piles[i, 1]; r[i]) is a P-position of global
-    Fibonacci Nim."""
-    values = zip(piles.tolist(), r.tolist(), strict=True)
+    Fibonacci Nim. Returns the first i with a pile or r above limit, or -1."""
+    values = list(zip(piles.tolist(), r.tolist(), strict=True))
+    for i, ((a, b), c) in enumerate(values):
+        if max(a, b, c) > limit:
+            return i
     out[:] = [ints.two_pile_is_p(a, b, c) for (a, b), c in values]
+    return -1
 
 
 def two_pile_move(piles: np.ndarray, r: np.ndarray, pile: np.ndarray, take: np.ndarray) -> None:
@@ -37,3 +41,8 @@ def two_pile_move(piles: np.ndarray, r: np.ndarray, pile: np.ndarray, take: np.n
     moves = [ints.two_pile_move(a, b, c) or (-1, -1) for (a, b), c in values]
     pile[:] = [m[0] for m in moves]
     take[:] = [m[1] for m in moves]
+
+
+def use_simd(wanted: bool) -> bool:
+    """The compiled twin's switch for its AVX-512 paths; the pure twin has none."""
+    return False
