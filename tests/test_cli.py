@@ -37,3 +37,357 @@ def test_errors_are_messages_not_tracebacks():
     assert result.returncode == 2 and "-3 is negative" in result.stderr
     result = fibnim("encode", "4.5")
     assert result.returncode == 2 and "not an integer" in result.stderr
+
+
+# --- fibnim wythoff and fibnim classify ----------------------------------------------------
+
+import os  # noqa: E402
+import signal  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+from fibnim import _backend  # noqa: E402
+from fibnim.classify import classify  # noqa: E402
+
+
+def run(*arguments: str, stdin: str | None = None, cwd: Path | None = None):
+    """fibnim in a subprocess on the test's backend."""
+    env = dict(os.environ)
+    env.pop("FIBNIM_REQUIRE_EXTENSION", None)
+    if _backend.name() == "python":
+        env["FIBNIM_PURE_PYTHON"] = "1"
+    return subprocess.run(
+        [sys.executable, "-m", "fibnim", *arguments],
+        capture_output=True,
+        text=True,
+        check=False,
+        input=stdin,
+        env=env,
+        cwd=cwd,
+    )
+
+
+def test_wythoff_command():
+    result = run("wythoff", "10", "15")
+    assert result.returncode == 0, result.stderr
+    assert "(10, 15) is an N-position" in result.stdout
+    assert "winning move: to (10, 6)" in result.stdout and "B-number" in result.stdout
+    result = run("wythoff", "3", "5")
+    assert "a P-position" in result.stdout and "winning move: none" in result.stdout
+    assert "a P-position (misere" in run("wythoff", "0", "1", "--misere").stdout
+
+
+def test_classify_random_prints_a_summary():
+    result = run("classify", "--random", "5000", "--game", "wythoff", "--seed", "3")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("wythoff: 5000 positions, ")
+    assert f"backend {_backend.name()}" in result.stdout and "positions/s" in result.stdout
+
+
+def positions_for(game: str, rows: int, seed: int = 1) -> np.ndarray:
+    k = {"fibonacci-nim": 1, "nim": 3}.get(game, 2)
+    return np.random.default_rng(seed).integers(0, 500, size=(rows, k))
+
+
+@pytest.mark.parametrize("game", ["wythoff", "wythoff-misere", "fibonacci-nim", "nim"])
+@pytest.mark.parametrize("rows", [0, 1, 1001])  # 1001: chunks of 100 and a last one of 1
+def test_npy_round_trip(tmp_path, game, rows):
+    positions = positions_for(game, rows)
+    np.save(tmp_path / "in.npy", positions)
+    result = run(
+        "classify", "in.npy", "-o", "out.npy", "--game", game, "--chunk", "100", cwd=tmp_path
+    )
+    assert result.returncode == 0, result.stderr
+    written = np.load(tmp_path / "out.npy")
+    assert written.dtype == np.int64 and (written == classify(positions, game)).all()
+    assert written.shape == (rows, 1 + positions.shape[1])
+
+
+def read_text(path: Path, delimiter: str) -> tuple[list[str], list[list[str]]]:
+    header, *lines = path.read_text().splitlines()
+    return header.split(delimiter), [line.split(delimiter) for line in lines]
+
+
+def expected_rows(positions: np.ndarray, game: str, bound: int | None = None) -> list[list[str]]:
+    rows = []
+    for position, (p, *target) in zip(
+        positions.tolist(), classify(positions, game, bound).tolist(), strict=True
+    ):
+        moves = [str(t) if t >= 0 else "" for t in target]
+        rows.append([*map(str, position), "P" if p else "N", *moves])
+    return rows
+
+
+@pytest.mark.parametrize(("suffix", "delimiter"), [(".csv", ","), (".tsv", "\t")])
+@pytest.mark.parametrize("header", [True, False])
+def test_text_round_trip(tmp_path, suffix, delimiter, header):
+    positions = positions_for("global-fibonacci-nim", 257)
+    lines = [delimiter.join(map(str, row)) for row in positions.tolist()]
+    if header:
+        lines.insert(0, delimiter.join(["small", "large"]))
+    (tmp_path / f"in{suffix}").write_text("\n".join(lines) + "\n")
+    result = run(
+        "classify",
+        f"in{suffix}",
+        "-o",
+        f"out{suffix}",
+        "--game",
+        "global-fibonacci-nim",
+        "--bound",
+        "5",
+        "--chunk",
+        "50",
+        cwd=tmp_path,
+    )
+    assert result.returncode == 0, result.stderr
+    names, rows = read_text(tmp_path / f"out{suffix}", delimiter)
+    piles = ["small", "large"] if header else ["pile_1", "pile_2"]
+    assert names == [*piles, "outcome", "move_1", "move_2"]
+    assert rows == expected_rows(positions, "global-fibonacci-nim", 5)
+
+
+def test_stdin_to_stdout():
+    positions = positions_for("nim", 30)
+    text = "\n".join(",".join(map(str, row)) for row in positions.tolist())
+    result = run("classify", "-", "-o", "-", "--game", "nim", stdin=text)
+    assert result.returncode == 0, result.stderr
+    header, *lines = result.stdout.splitlines()
+    assert header == "pile_1,pile_2,pile_3,outcome,move_1,move_2,move_3"
+    assert [line.split(",") for line in lines] == expected_rows(positions, "nim")
+
+
+def test_parquet_round_trip(tmp_path):
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    positions = positions_for("wythoff", 300)
+    table = pa.table({"x": positions[:, 0], "y": positions[:, 1].astype(np.uint32)})
+    pq.write_table(table, tmp_path / "in.parquet", row_group_size=70)
+    result = run(
+        "classify",
+        "in.parquet",
+        "-o",
+        "out.parquet",
+        "--game",
+        "wythoff",
+        "--chunk",
+        "64",
+        cwd=tmp_path,
+    )
+    assert result.returncode == 0, result.stderr
+    out = pq.read_table(tmp_path / "out.parquet").to_pydict()
+    assert list(out) == ["x", "y", "outcome", "move_1", "move_2"]
+    columns = list(out.values())
+    rows = [[str(v) if v is not None else "" for v in row] for row in zip(*columns, strict=True)]
+    assert rows == expected_rows(positions, "wythoff")
+
+
+def test_threads_do_not_change_the_answer(tmp_path):
+    np.save(tmp_path / "in.npy", positions_for("wythoff", 5000))
+    for threads in ("1", "2"):
+        result = run(
+            "classify",
+            "in.npy",
+            "-o",
+            f"out{threads}.npy",
+            "--game",
+            "wythoff",
+            "--threads",
+            threads,
+            "--chunk",
+            "333",
+            cwd=tmp_path,
+        )
+        assert result.returncode == 0, result.stderr
+    assert (np.load(tmp_path / "out1.npy") == np.load(tmp_path / "out2.npy")).all()
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("1,2\n3,abc\n", "in.csv:2: column 2: 'abc' is not an integer"),
+        ("x,y\n1,2\n\n3,-4\n", "in.csv:4: column 2: -4 is negative"),
+        ("1,2\n3,4,5\n", "in.csv:2: 3 columns, expected 2: '3,4,5'"),
+        ("1,2\n1.5,2\n", "in.csv:2: column 1: '1.5' is not an integer"),
+        ("1,99999999999999999999\n", "in.csv:1: column 2: 99999999999999999999 is too large"),
+        ("", "in.csv: is empty"),
+    ],
+)
+def test_bad_csv_rows_stop_the_run_with_the_line(tmp_path, text, message):
+    (tmp_path / "in.csv").write_text(text)
+    result = run("classify", "in.csv", "-o", "out.csv", "--game", "wythoff", cwd=tmp_path)
+    assert result.returncode == 1 and message in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.csv"]  # no partial output
+
+
+def test_bad_npy_files(tmp_path):
+    np.save(tmp_path / "floats.npy", np.ones((3, 2)))
+    np.save(tmp_path / "negative.npy", np.array([[1, 2], [3, 4], [5, -6]]))
+    np.save(tmp_path / "big.npy", np.array([[1, 2**63]], dtype=np.uint64))
+    (tmp_path / "junk.npy").write_bytes(b"not numpy")
+    for name, message in [
+        ("floats.npy", "floats.npy: holds float64, not integers"),
+        ("negative.npy", "negative.npy: row 2, column 2: -6 is negative"),
+        ("big.npy", "big.npy: row 0, column 2: 9223372036854775808 is too large for int64"),
+        ("junk.npy", "junk.npy: not a .npy file"),
+    ]:
+        result = run("classify", name, "-o", "out.npy", "--game", "wythoff", cwd=tmp_path)
+        assert result.returncode == 1 and message in result.stderr, result.stderr
+    assert not (tmp_path / "out.npy").exists()
+
+
+def test_usage_errors_exit_2(tmp_path):
+    np.save(tmp_path / "in.npy", np.ones((3, 2), dtype=np.int64))
+    (tmp_path / "taken.npy").write_bytes(b"keep me")
+    for arguments, message in [
+        (["missing.npy", "-o", "o.npy", "--game", "wythoff"], "missing.npy: no such file"),
+        (["in.npy", "-o", "taken.npy", "--game", "wythoff"], "taken.npy: exists; --force"),
+        (["in.npy", "-o", "o.txt", "--game", "wythoff"], "o.txt: unknown format .txt"),
+        (["in.npy", "--game", "wythoff"], "-o OUTPUT is needed"),
+        (["in.npy", "-o", "o.npy", "--game", "nim", "--bound", "3"], "nim has no bound"),
+        (["--random", "5", "--game", "chess"], "invalid choice: 'chess'"),
+        (["in.npy", "--random", "5", "--game", "nim"], "give INPUT or --random N"),
+    ]:
+        result = run("classify", *arguments, cwd=tmp_path)
+        assert result.returncode == 2 and message in result.stderr, (arguments, result.stderr)
+        assert "Traceback" not in result.stderr
+    assert (tmp_path / "taken.npy").read_bytes() == b"keep me"
+    result = run(
+        "classify", "in.npy", "-o", "taken.npy", "--game", "wythoff", "--force", cwd=tmp_path
+    )
+    assert result.returncode == 0 and np.load(tmp_path / "taken.npy").shape == (3, 3)
+
+
+def test_a_wrong_number_of_piles_is_a_data_error(tmp_path):
+    np.save(tmp_path / "in.npy", np.ones((3, 3), dtype=np.int64))
+    result = run("classify", "in.npy", "-o", "o.npy", "--game", "wythoff", cwd=tmp_path)
+    assert result.returncode == 1
+    assert "in.npy: wythoff takes positions of 2 piles (columns), not 3" in result.stderr
+
+
+@pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGTERM])
+def test_a_killed_run_leaves_nothing(tmp_path, how):
+    count = "400000000" if _backend.name() == "cython" else "4000000"
+    arguments = ["classify", "--random", count, "--game", "global-fibonacci-nim", "-o", "out.npy"]
+    env = dict(os.environ, FIBNIM_PURE_PYTHON="1") if _backend.name() == "python" else None
+    process = subprocess.Popen(
+        [sys.executable, "-m", "fibnim", *arguments],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    time.sleep(3)  # well into the run
+    assert process.poll() is None, process.communicate()
+    process.send_signal(how)
+    process.communicate(timeout=60)
+    assert process.returncode != 0
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_peak_memory_stays_bounded_on_a_large_npy(tmp_path):
+    if _backend.name() == "python":
+        pytest.skip("the pure twin would take hours over this many positions")
+    if not os.path.exists("/proc/self/status"):
+        pytest.skip("reads the peak RSS from /proc (Linux)")
+    rows = 20_000_000  # 320 MB in, 480 MB out
+    positions = np.lib.format.open_memmap(tmp_path / "in.npy", "w+", np.int64, (rows, 2))
+    for start in range(0, rows, 1 << 22):
+        stop = min(start + (1 << 22), rows)
+        positions[start:stop] = np.arange(start, stop)[:, None] % 1000
+    positions.flush()
+    del positions
+    # VmHWM, the peak RSS of this process image (ru_maxrss would carry pytest's
+    # own peak across the fork and exec)
+    script = (
+        "import sys; from fibnim.cli import main; code = main(sys.argv[1:]); "
+        "peak = [l for l in open('/proc/self/status') if l.startswith('VmHWM')][0]; "
+        "print(int(peak.split()[1]) // 1024); sys.exit(code)"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script, "classify", "in.npy", "-o", "out.npy", "--game", "wythoff"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    peak_mb = int(result.stdout.split()[-1])
+    assert peak_mb < 200, f"peak RSS {peak_mb} MB"  # the input alone is 320 MB
+    out = np.load(tmp_path / "out.npy", mmap_mode="r")
+    assert (
+        out.shape == (rows, 3)
+        and (
+            out[-1000:]
+            == classify(np.arange(rows - 1000, rows)[:, None].repeat(2, 1) % 1000, "wythoff")
+        ).all()
+    )
+
+
+def test_classify_on_a_dask_scheduler(tmp_path):
+    distributed = pytest.importorskip("distributed")
+    positions = positions_for("wythoff", 20_000)
+    np.save(tmp_path / "in.npy", positions)
+    with distributed.LocalCluster(  # threads of this process: the test's backend
+        n_workers=2,
+        threads_per_worker=1,
+        processes=False,
+        protocol="tcp",
+        dashboard_address=None,
+    ) as cluster:
+        result = run(
+            "classify",
+            "in.npy",
+            "-o",
+            "out.npy",
+            "--game",
+            "wythoff",
+            "--chunk",
+            "3000",
+            "--dask",
+            cluster.scheduler_address,
+            cwd=tmp_path,
+        )
+    assert result.returncode == 0, result.stderr
+    assert "dask at tcp://" in result.stdout and "2 workers" in result.stdout
+    assert (np.load(tmp_path / "out.npy") == classify(positions, "wythoff")).all()
+
+
+@pytest.mark.parametrize("quiet", [False, True])
+def test_progress_bar_only_on_a_terminal(quiet):
+    pty = pytest.importorskip("pty")
+    import fcntl
+    import struct
+    import termios
+
+    leader, follower = pty.openpty()
+    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))
+    count = "3000000" if _backend.name() == "cython" else "30000"
+    arguments = ["classify", "--random", count, "--game", "wythoff", "--chunk", "10000"]
+    env = dict(os.environ, FIBNIM_PURE_PYTHON="1") if _backend.name() == "python" else None
+    process = subprocess.Popen(
+        [sys.executable, "-m", "fibnim", *arguments, *(["--quiet"] if quiet else [])],
+        stderr=follower,
+        stdout=subprocess.PIPE,
+        env=env,
+    )
+    os.close(follower)
+    seen = b""
+    while True:
+        try:
+            data = os.read(leader, 4096)
+        except OSError:  # the terminal closed with the process
+            break
+        if not data:
+            break
+        seen += data
+    stdout, _ = process.communicate(timeout=120)
+    os.close(leader)
+    assert process.returncode == 0
+    assert (b"100%|" in seen) == (not quiet)
+    assert (b"positions/s" in stdout) == (not quiet)
+    # and with stderr not a terminal (every other test here), no bar at all
+    assert "100%|" not in run(*arguments).stderr

@@ -1,16 +1,38 @@
-"""The `fibnim` command: Zeckendorf codes and strings from the shell.
+"""The `fibnim` command.
 
 fibnim encode 46 17 1000000
 fibnim decode 149
+fibnim wythoff 10 15
+fibnim classify positions.npy -o results.npy --game wythoff
+fibnim classify --random 10000000 --game fibonacci-nim
+
+Exit status: 0 on success, 1 for bad data (a malformed row, a negative pile,
+a file that is not what its name says), 2 for a bad command line (an unknown
+option or game, a missing input, an output in the way without --force).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import signal
 import sys
-from collections.abc import Sequence
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
 
 import fibnim
+from fibnim import wythoff
+from fibnim._files import DataError, NpySource, Sink, Source, UsageError, open_source
+from fibnim.classify import GAMES, classify, game_named, random_positions
+
+CHUNK = 1 << 18  # positions per task: a few MB, so a few in flight stay far below 300 MB
 
 
 def _integer(text: str) -> int:
@@ -20,6 +42,13 @@ def _integer(text: str) -> int:
         raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
     if value < 0:
         raise argparse.ArgumentTypeError(f"{text} is negative")
+    return value
+
+
+def _positive(text: str) -> int:
+    value = _integer(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text} is not at least 1")
     return value
 
 
@@ -36,10 +65,17 @@ def _describe(n: int) -> str:
     return "\n".join(lines)
 
 
+def _cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(
         prog="fibnim",
-        description="The Fibonacci (Zeckendorf) number system, exact for any size of integer.",
+        description="The Fibonacci (Zeckendorf) number system and the games it solves.",
     )
     top.add_argument(
         "--version",
@@ -60,23 +96,286 @@ def parser() -> argparse.ArgumentParser:
         description="Print the number each code stands for (0b and 0x prefixes work).",
     )
     decode.add_argument("codes", nargs="+", type=_integer, metavar="CODE")
+    game = commands.add_parser(
+        "wythoff",
+        help="one position of Wythoff's Nim: P or N, the winning move, and why",
+        description="Say whether (X, Y) is a P-position of Wythoff's Nim, give the "
+        "winning move, and explain both in Fibonacci notation.",
+    )
+    game.add_argument("x", type=_integer, metavar="X")
+    game.add_argument("y", type=_integer, metavar="Y")
+    game.add_argument("--misere", action="store_true", help="misere play (last mover loses)")
+    _classify_parser(commands)
     return top
+
+
+def _classify_parser(commands: Any) -> None:
+    games = "\n".join(
+        f"  {g.name:21} {g.piles or 'any number of'} pile{'s' * (g.piles != 1)}"
+        + (f"; --bound R, default {g.unbounded_means}" if g.bounded else "")
+        for g in GAMES.values()
+    )
+    run = commands.add_parser(
+        "classify",
+        help="outcome and winning move of many positions, from a file or at random",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Classify every position (row) of INPUT as P or N and find its winning "
+        "move, in chunks, on all cores.\n\ngames:\n" + games + "\n\n"
+        "INPUT: .npy (integers, shape (N, k); memory-mapped), .csv or .tsv (header\n"
+        "optional), - for CSV on stdin, .parquet (with pyarrow). OUTPUT in any of these\n"
+        "(- is CSV on stdout). CSV/TSV/parquet get the input columns, then outcome (P\n"
+        "or N), then move_1 .. move_k, the position after the winning move (empty where\n"
+        "there is none). .npy gets int64 (N, 1 + k): 1 for P and 0 for N, then the\n"
+        "target position (-1 where there is none). The output appears only when the run\n"
+        "succeeds.",
+        epilog="examples:\n"
+        "  fibnim classify --random 10000000 --game wythoff\n"
+        "  fibnim classify positions.npy -o results.npy --game wythoff\n"
+        "  fibnim classify piles.csv -o out.csv --game fibonacci-nim --bound 10\n"
+        "  cat piles.csv | fibnim classify - -o - --game nim",
+    )
+    run.add_argument("input", nargs="?", metavar="INPUT", help="the positions (or --random N)")
+    run.add_argument("-o", "--output", metavar="OUTPUT", help="where the results go")
+    run.add_argument("--game", required=True, choices=list(GAMES), metavar="GAME")
+    run.add_argument("--bound", type=_integer, metavar="R", help="the bound on the next take")
+    run.add_argument(
+        "--random", type=_integer, metavar="N", help="classify N random positions instead"
+    )
+    run.add_argument("--seed", type=_integer, default=0, help="for --random (default 0)")
+    run.add_argument(
+        "--piles", type=_positive, metavar="K", help="piles per random position (default 2)"
+    )
+    run.add_argument(
+        "--threads",
+        type=_positive,
+        default=_cores(),
+        metavar="N",
+        help=f"threads to run chunks on (default: all cores, {_cores()} here)",
+    )
+    run.add_argument(
+        "--dask", metavar="ADDRESS", help="run the chunks on this dask scheduler instead"
+    )
+    run.add_argument(
+        "--chunk",
+        type=_positive,
+        default=CHUNK,
+        metavar="ROWS",
+        help=f"positions per task (default {CHUNK}); memory grows with it and with threads",
+    )
+    run.add_argument("--force", action="store_true", help="overwrite OUTPUT if it exists")
+    run.add_argument("-q", "--quiet", action="store_true", help="no progress bar, no summary")
+
+
+# --- classify --------------------------------------------------------------------------
+
+
+class _Random(Source):
+    """--random N: positions made chunk by chunk, each chunk from its own seed, so
+    the data do not depend on the chunk order or the threads."""
+
+    def __init__(self, count: int, game: str, piles: int, seed: int) -> None:
+        self.name = "--random"
+        self.rows = count
+        self.game = game
+        self.width = piles
+        self.seed = seed
+        self.columns = [f"pile_{j + 1}" for j in range(piles)]
+
+    def positions(self, start: int, count: int) -> NDArray[np.int64]:
+        return random_positions(count, self.game, self.width, [self.seed, start])
+
+    def chunks(self, size: int) -> Iterator[tuple[int, NDArray[np.int64]]]:
+        for start in range(0, self.rows or 0, size):
+            yield start, self.positions(start, min(size, (self.rows or 0) - start))
+
+
+def _random_rows(source: _Random, start: int, count: int, bound: int | None) -> Any:
+    """A task that makes its own positions, so that making them runs in parallel too."""
+    positions = source.positions(start, count)
+    return positions, classify(positions, source.game, bound)
+
+
+def _npy_rows(path: str, start: int, stop: int, game: str, bound: int | None) -> Any:
+    """A task for a dask worker: read the rows itself rather than be sent them."""
+    positions = NpySource(path).read(start, stop)
+    return positions, classify(positions, game, bound)
+
+
+def _solve(positions: NDArray[np.int64], game: str, bound: int | None) -> Any:
+    return positions, classify(positions, game, bound)
+
+
+def _tasks(source: Source, game: str, bound: int | None, chunk: int, dask: bool) -> Iterator[Any]:
+    """(function, arguments) per chunk, in row order."""
+    if isinstance(source, _Random):
+        for start in range(0, source.rows or 0, chunk):
+            yield _random_rows, (source, start, min(chunk, (source.rows or 0) - start), bound)
+        return
+    if dask and isinstance(source, NpySource) and source.rows is not None:
+        path = os.path.abspath(source.name)  # the workers' directory may not be ours
+        for start in range(0, source.rows, chunk):
+            yield _npy_rows, (path, start, min(start + chunk, source.rows), game, bound)
+        return
+    for _, positions in source.chunks(chunk):
+        yield _solve, (positions, game, bound)
+
+
+def _in_order(
+    submit: Callable[..., Future[Any]], tasks: Iterator[Any], window: int
+) -> Iterator[Any]:
+    """The results of tasks, in order, with at most `window` of them in flight."""
+    pending: deque[Future[Any]] = deque()
+    for function, arguments in tasks:
+        pending.append(submit(function, *arguments))
+        if len(pending) >= window:
+            yield pending.popleft().result()
+    while pending:
+        yield pending.popleft().result()
+
+
+def _progress(total: int | None, quiet: bool) -> Any:
+    if quiet or not sys.stderr.isatty():
+        return None
+    try:
+        from tqdm import tqdm
+    except ImportError:  # the bar is a comfort, not a need
+        return None
+    return tqdm(total=total, unit=" positions", unit_scale=True, file=sys.stderr, smoothing=0.1)
+
+
+def _classify(arguments: argparse.Namespace) -> int:
+    rules = game_named(arguments.game)
+    if arguments.bound is not None and not rules.bounded:
+        raise UsageError(f"--bound: {rules.name} has no bound on the next take")
+    if (arguments.input is None) == (arguments.random is None):
+        raise UsageError("give INPUT or --random N (one of them)")
+    if arguments.piles is not None and arguments.random is None:
+        raise UsageError("--piles goes with --random")
+    if arguments.input is not None and arguments.output is None:
+        raise UsageError("-o OUTPUT is needed with INPUT")
+    if arguments.random is not None:
+        source: Source = _Random(
+            arguments.random, rules.name, arguments.piles or rules.piles or 2, arguments.seed
+        )
+    else:
+        source = open_source(arguments.input)
+    try:
+        rules.check_piles(len(source.columns))
+    except ValueError as error:
+        raise DataError(f"{source.name}: {error}") from None
+    sink = (
+        Sink(arguments.output, source.columns, source.rows, arguments.force)
+        if arguments.output
+        else None
+    )
+    client = _dask_client(arguments.dask) if arguments.dask else None
+    threads = arguments.threads if client is None else _dask_workers(client)
+    bar = _progress(source.rows, arguments.quiet)
+    start, positions_done, p_positions = time.perf_counter(), 0, 0
+    try:
+        with ThreadPoolExecutor(max_workers=arguments.threads) as pool:
+            submit = pool.submit if client is None else _dask_submit(client)
+            tasks = _tasks(
+                source, rules.name, arguments.bound, arguments.chunk, client is not None
+            )
+            for positions, result in _in_order(submit, tasks, 2 * threads):
+                if sink is not None:
+                    sink.write(positions, result)
+                positions_done += len(result)
+                p_positions += int(np.count_nonzero(result[:, 0]))
+                if bar is not None:
+                    bar.update(len(result))
+        if sink is not None:
+            sink.commit()
+    except BaseException:
+        if sink is not None:
+            sink.abort()
+        raise
+    finally:
+        if bar is not None:
+            bar.close()
+        if client is not None:
+            client.close()
+    seconds = time.perf_counter() - start
+    if not arguments.quiet and arguments.output != "-":
+        rate = positions_done / seconds if seconds > 0 else float("inf")
+        share = f" ({100 * p_positions / positions_done:.4g}%)" if positions_done else ""
+        where = f"dask at {arguments.dask}, {threads} workers" if client else f"{threads} threads"
+        print(
+            f"{rules.name}: {positions_done} positions, {p_positions} P-positions{share}, "
+            f"in {seconds:.3g} s ({rate:.4g} positions/s; backend {fibnim.backend}, {where})"
+            + (f"; written to {arguments.output}" if arguments.output else "")
+        )
+    return 0
+
+
+def _dask_client(address: str) -> Any:
+    try:
+        from distributed import Client
+    except ImportError:
+        raise UsageError("--dask needs dask: pip install 'fibnim[dask]'") from None
+    try:
+        return Client(address, timeout="10s")
+    except (OSError, TimeoutError, ValueError) as error:
+        raise UsageError(f"--dask {address}: no scheduler there ({error})") from None
+
+
+def _dask_workers(client: Any) -> int:
+    return max(1, sum(client.nthreads().values()))
+
+
+def _dask_submit(client: Any) -> Callable[..., Any]:
+    def submit(function: Callable[..., Any], *arguments: Any) -> Any:
+        return client.submit(function, *arguments, pure=False)
+
+    return submit
+
+
+# --- main ------------------------------------------------------------------------------
+
+
+def _terminated(signal_number: int, frame: Any) -> None:
+    raise SystemExit(128 + signal_number)  # unwinds, so a partial output is removed
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     arguments = parser().parse_args(argv)
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _terminated)
     try:
         if arguments.command == "encode":
             for n in arguments.numbers:
                 print(_describe(n))
-        else:
+        elif arguments.command == "decode":
             for code in arguments.codes:
                 print(f"{code}\t{fibnim.decode(code)}")
-    except ValueError as error:
+        elif arguments.command == "wythoff":
+            _wythoff(arguments.x, arguments.y, arguments.misere)
+        else:
+            return _classify(arguments)
+    except UsageError as error:
         print(f"fibnim: {error}", file=sys.stderr)
+        return 2
+    except (DataError, ValueError, OverflowError) as error:
+        print(f"fibnim: {error}", file=sys.stderr)
+        return 1
+    except OSError as error:  # a full disk, a directory without write permission
+        print(f"fibnim: {error.strerror or error}: {error.filename or ''}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("fibnim: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # the reader of stdout went away (| head)
+        sys.stderr.close()
         return 1
     return 0
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+def _wythoff(x: int, y: int, misere: bool) -> None:
+    safe = wythoff.is_safe(x, y, misere=misere)
+    move = wythoff.winning_move(x, y, misere=misere)
+    play = "misere play" if misere else "normal play"
+    print(f"({x}, {y}) is {'a P' if safe else 'an N'}-position ({play})")
+    print(f"winning move: to {move}" if move else "winning move: none")
+    if not misere:
+        print(wythoff.explain(x, y))

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from fibnim import _backend, solvers
+from fibnim import _backend, _dask, solvers
 from fibnim._apply import (
     INT64_MAX,
     UINT64_MAX,
@@ -90,6 +90,7 @@ def _one_pile(
     )
 
 
+@_dask.elementwise
 def is_p(n: ArrayLike, r: ArrayLike | None = None) -> Any:
     """Whether (n; r) is a P-position of one-pile Fibonacci Nim.
 
@@ -113,6 +114,7 @@ def is_p(n: ArrayLike, r: ArrayLike | None = None) -> Any:
     return _one_pile("is_p", n, r, ints.one_pile_is_p, "is_p", np.bool_)
 
 
+@_dask.elementwise
 def winning_take(n: ArrayLike, r: ArrayLike | None = None) -> Any:
     """How many counters to take from (n; r) to win: n's lowest Zeckendorf term,
     or 0 where no take wins (a P-position).
@@ -215,6 +217,7 @@ def _many(where: str, piles: NDArray[Any], r: ArrayLike | None, moves: bool) -> 
     return fill_positions(shape, answers, moves, exact=piles.dtype == object)
 
 
+@_dask.of_positions
 def global_is_p(piles: Sequence[int] | NDArray[Any], r: ArrayLike | None = None) -> Any:
     """Whether (piles; r) is a P-position of global Fibonacci Nim.
 
@@ -242,6 +245,7 @@ def global_is_p(piles: Sequence[int] | NDArray[Any], r: ArrayLike | None = None)
     return _many("global_is_p", values, r, moves=False)
 
 
+@_dask.of_positions
 def global_winning_move(piles: Sequence[int] | NDArray[Any], r: ArrayLike | None = None) -> Any:
     """A winning move (pile index, counters) from (piles; r), or None from a P-position.
 

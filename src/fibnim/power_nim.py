@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from fibnim import _backend
+from fibnim import _backend, _dask
 from fibnim._apply import (
     INT64_MAX,
     each_position,
@@ -69,6 +69,7 @@ def _many(where: str, piles: NDArray[Any], r: ArrayLike | None, moves: bool) -> 
     return tuple(finished) if moves else finished[0]
 
 
+@_dask.of_positions
 def is_p(piles: Sequence[int] | NDArray[Any], r: ArrayLike | None = None) -> Any:
     """Whether (piles; r) is a P-position of global power-of-two Nim (Bouton's Nim
     for r = None).
@@ -88,6 +89,7 @@ def is_p(piles: Sequence[int] | NDArray[Any], r: ArrayLike | None = None) -> Any
     return _many("is_p", values, r, moves=False)
 
 
+@_dask.of_positions
 def winning_move(piles: Sequence[int] | NDArray[Any], r: ArrayLike | None = None) -> Any:
     """A winning move (pile index, counters), or None from a P-position.
 

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from fibnim import _backend
+from fibnim import _backend, _dask
 from fibnim._apply import INT64_MAX, apply
 from fibnim._checks import Bound, one_int
 from fibnim._exact import wythoff as ints
@@ -65,6 +65,7 @@ def _outs(out: Any, count: int, where: str) -> list[Any] | None:
     return outs
 
 
+@_dask.elementwise
 def pair(n: ArrayLike, *, out: tuple[NDArray[np.int64], NDArray[np.int64]] | None = None) -> Any:
     """The n-th safe pair (a_n, b_n): a_n = floor(n phi), b_n = a_n + n.
 
@@ -100,6 +101,7 @@ def pair(n: ArrayLike, *, out: tuple[NDArray[np.int64], NDArray[np.int64]] | Non
     )
 
 
+@_dask.elementwise
 def is_safe(
     x: ArrayLike, y: ArrayLike, *, misere: bool = False, out: NDArray[np.bool_] | None = None
 ) -> Any:
@@ -139,6 +141,7 @@ def is_safe(
     )
 
 
+@_dask.elementwise
 def is_lower(x: ArrayLike, *, out: NDArray[Any] | None = None) -> Any:
     """Whether x is an A-number a_n = floor(n phi), n >= 1 (False for 0).
 
@@ -160,6 +163,7 @@ def is_lower(x: ArrayLike, *, out: NDArray[Any] | None = None) -> Any:
     )
 
 
+@_dask.elementwise
 def is_upper(x: ArrayLike, *, out: NDArray[Any] | None = None) -> Any:
     """Whether x is a B-number b_n = a_n + n, n >= 1 (False for 0).
 
@@ -185,6 +189,7 @@ def is_upper(x: ArrayLike, *, out: NDArray[Any] | None = None) -> Any:
     )
 
 
+@_dask.elementwise
 def index(x: ArrayLike, *, out: NDArray[Any] | None = None) -> Any:
     """The n of the safe pair that holds x (x = a_n or x = b_n); 0 for 0.
 
@@ -205,6 +210,7 @@ def index(x: ArrayLike, *, out: NDArray[Any] | None = None) -> Any:
     )
 
 
+@_dask.elementwise
 def partner(x: ArrayLike, *, out: NDArray[Any] | None = None) -> Any:
     """The other member of x's safe pair: b_n for x = a_n, a_n for x = b_n; 0 for 0.
 
@@ -235,6 +241,7 @@ def partner(x: ArrayLike, *, out: NDArray[Any] | None = None) -> Any:
     )
 
 
+@_dask.elementwise
 def winning_move(
     x: ArrayLike,
     y: ArrayLike,

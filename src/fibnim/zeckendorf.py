@@ -18,7 +18,7 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike, NDArray
 
-from fibnim import _backend
+from fibnim import _backend, _dask
 from fibnim._apply import apply, finish, map_arrays, map_objects
 from fibnim._checks import NONNEGATIVE, Bound, Test, check_int, integers, one_int
 from fibnim._exact import zeckendorf as ints
@@ -115,6 +115,7 @@ def fib(k: ArrayLike, *, out: NDArray[np.uint64] | None = None) -> Any:
     return _elementwise(k, "fib", "k", ints.fib, "fib", np.uint64, out, high=high)
 
 
+@_dask.elementwise
 def encode(n: ArrayLike, *, out: NDArray[np.uint64] | None = None) -> Any:
     """The Zeckendorf code of n: bit i set when F_{i+2} is a term.
 
@@ -154,6 +155,7 @@ def encode(n: ArrayLike, *, out: NDArray[np.uint64] | None = None) -> Any:
     return _elementwise(n, "encode", "n", ints.code, "encode", np.uint64, out, high=high)
 
 
+@_dask.elementwise
 def decode(code: ArrayLike, *, out: NDArray[np.int64] | None = None) -> Any:
     """The number whose Zeckendorf code is `code` (the inverse of `encode`).
 
@@ -181,6 +183,7 @@ def decode(code: ArrayLike, *, out: NDArray[np.int64] | None = None) -> Any:
     )
 
 
+@_dask.elementwise
 def lowest_term(n: ArrayLike, *, out: NDArray[np.uint64] | None = None) -> Any:
     """z_1(n), the smallest term of n's Zeckendorf representation (0 for n = 0).
 
@@ -206,6 +209,7 @@ def lowest_term(n: ArrayLike, *, out: NDArray[np.uint64] | None = None) -> Any:
     return _elementwise(n, "lowest_term", "n", ints.lowest_term, "lowest_term", np.uint64, out)
 
 
+@_dask.elementwise
 def is_fibonacci(n: ArrayLike, *, out: NDArray[np.bool_] | None = None) -> Any:
     """Whether n is a Fibonacci number (0 = F_0 is one).
 
@@ -331,6 +335,7 @@ def _string_array(
     return result
 
 
+@_dask.elementwise
 def to_string(n: ArrayLike, style: Style = "zeckendorf") -> Any:
     """The Zeckendorf representation of n as a string of 0s and 1s.
 
@@ -372,6 +377,7 @@ def to_string(n: ArrayLike, style: Style = "zeckendorf") -> Any:
     )
 
 
+@_dask.elementwise
 def second_canonical(n: ArrayLike) -> Any:
     """Silber's second canonical representation of n >= 1, in Silber positions.
 

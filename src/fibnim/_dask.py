@@ -1,0 +1,123 @@
+"""dask arrays in, lazy dask arrays out: the public functions mapped over blocks.
+
+dask is optional (`pip install fibnim[dask]`); nothing here imports it unless
+a dask array is passed in. A function wrapped by `elementwise` broadcasts its
+dask (and numpy) array arguments together and runs block by block, so nothing
+is materialized before `.compute()`; one that returns a tuple gives a tuple of
+dask arrays. Functions of positions (..., k) keep the last axis whole.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import numpy as np
+
+Function = TypeVar("Function", bound=Callable[..., Any])
+
+
+def is_dask(value: Any) -> bool:
+    """Whether value is a dask collection (checked without importing dask)."""
+    return type(value).__module__.split(".")[0] == "dask"
+
+
+def elementwise(function: Function) -> Function:
+    """Let function take dask arrays among its arguments (see the module)."""
+    return _lazy(function, positions=False)
+
+
+def of_positions(function: Function) -> Function:
+    """As elementwise, for a function whose first argument is positions
+    (..., k): its last axis is kept whole and dropped from the results."""
+    return _lazy(function, positions=True)
+
+
+def _lazy(function: Function, positions: bool) -> Function:
+    @functools.wraps(function)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        if not any(map(is_dask, (*args, *kwargs.values()))):
+            return function(*args, **kwargs)
+        return _map_blocks(function, args, kwargs, positions)
+
+    return wrapper  # type: ignore[return-value]
+
+
+def _map_blocks(
+    function: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any], positions: bool
+) -> Any:
+    import dask.array as da
+
+    if kwargs.get("out") is not None:
+        raise TypeError(f"{function.__name__}: out= does not go with dask arrays (they are lazy)")
+    if positions:
+        if any(is_dask(v) or isinstance(v, np.ndarray) for v in (*args[1:], *kwargs.values())):
+            raise TypeError(
+                f"{function.__name__}: with dask positions, the other arguments must be numbers"
+            )
+        piles = da.asarray(args[0])
+        piles = piles.rechunk({piles.ndim - 1: -1})  # each position whole in one block
+
+        def on_positions(block: np.ndarray) -> Any:
+            return _stacked(function(block, *args[1:], **kwargs))
+
+        empty = np.zeros((0,) * (piles.ndim - 1) + piles.shape[-1:], dtype=piles.dtype)
+        return _map(on_positions, [piles], [empty], drop=piles.ndim - 1)
+    names = [n for n, v in kwargs.items() if is_dask(v) or isinstance(v, np.ndarray)]
+    constants = {n: v for n, v in kwargs.items() if n not in names}
+    arrays = da.broadcast_arrays(*(da.asarray(a) for a in (*args, *(kwargs[n] for n in names))))
+    indices = [(a, tuple(range(a.ndim))) for a in arrays]
+    arrays = list(da.core.unify_chunks(*(x for pair in indices for x in pair))[1])
+    count = len(args)
+
+    def on_blocks(*blocks: np.ndarray) -> Any:
+        named = dict(zip(names, blocks[count:], strict=True))
+        return _stacked(function(*blocks[:count], **named, **constants))
+
+    empties = [np.zeros((0,) * a.ndim, dtype=a.dtype) for a in arrays]
+    return _map(on_blocks, arrays, empties, drop=None)
+
+
+def _stacked(result: Any) -> np.ndarray:
+    """A tuple of arrays as one array with a new leading axis, for map_blocks."""
+    return np.stack(result) if isinstance(result, tuple) else np.asarray(result)
+
+
+def _map(
+    call: Callable[..., np.ndarray], arrays: list[Any], empties: list[Any], drop: int | None
+) -> Any:
+    """map_blocks of call over arrays with equal chunks (one axis dropped if
+    drop is not None); its dtype, and whether it gives a tuple, found on empty
+    blocks."""
+    import dask.array as da
+
+    sample = call(*empties)
+    chunks = [c for axis, c in enumerate(arrays[0].chunks) if axis != drop]
+    dropped = [] if drop is None else [drop]
+    if sample.ndim == len(chunks):
+        return da.map_blocks(call, *arrays, dtype=sample.dtype, drop_axis=dropped, chunks=chunks)
+    parts = sample.shape[0]
+    stacked = da.map_blocks(
+        call,
+        *arrays,
+        dtype=sample.dtype,
+        drop_axis=dropped,
+        new_axis=[0],
+        chunks=((parts,), *chunks),
+    )
+    return tuple(stacked[i] for i in range(parts))
+
+
+def classify_blocks(classify: Callable[..., Any], positions: Any, game: str, bound: Any) -> Any:
+    """classify over a dask array (N, k), block by block along the rows."""
+    import dask.array as da
+
+    rows = da.asarray(positions).rechunk({1: -1})
+    k = rows.shape[1]
+    return da.map_blocks(
+        lambda block: classify(block, game, bound),
+        rows,
+        dtype=np.int64,
+        chunks=(rows.chunks[0], (1 + k,)),
+    )
