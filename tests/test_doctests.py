@@ -21,6 +21,7 @@ FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
         "fibnim.fibonacci_nim",
         "fibnim.power_nim",
         "fibnim.solvers",
+        "fibnim.classify",
     ],
 )
 def test_docstring_examples(module):

@@ -3,14 +3,15 @@
 Everything in `fibnim.zeckendorf` is available here too. The games:
 `fibnim.wythoff` (Wythoff's Nim), `fibnim.fibonacci_nim` (one-pile and global
 Fibonacci Nim), `fibnim.power_nim` (power-of-two Nim and Bouton's Nim), and
-`fibnim.solvers` (exhaustive search over the rules). `fibnim.backend`
+`fibnim.solvers` (exhaustive search over the rules); `fibnim.classify`
+classifies many positions of any of them at once. `fibnim.backend`
 says which kernels run: "cython" (the compiled core) or "python" (the pure
 twin, exact and slow).
 """
 
 from __future__ import annotations
 
-from fibnim import _backend, fibonacci_nim, power_nim, solvers, wythoff
+from fibnim import _backend, classify, fibonacci_nim, power_nim, solvers, wythoff
 from fibnim._version import __version__
 from fibnim.zeckendorf import (
     CODE_LIMIT,
@@ -30,6 +31,7 @@ __all__ = [
     "CODE_LIMIT",
     "__version__",
     "backend",
+    "classify",
     "decode",
     "digits",
     "encode",

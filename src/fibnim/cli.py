@@ -106,6 +106,15 @@ def parser() -> argparse.ArgumentParser:
     game.add_argument("y", type=_integer, metavar="Y")
     game.add_argument("--misere", action="store_true", help="misere play (last mover loses)")
     _classify_parser(commands)
+    bench = commands.add_parser(
+        "bench",
+        help="the benchmark suite: compiled core vs pure twin vs numpy vs the memory floor",
+        description="Time every kernel on this machine and report ns per element and the "
+        "ratios against the pure twin, numpy by hand and the memory floor.",
+    )
+    from fibnim.bench import add_arguments
+
+    add_arguments(bench)
     return top
 
 
@@ -351,6 +360,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 print(f"{code}\t{fibnim.decode(code)}")
         elif arguments.command == "wythoff":
             _wythoff(arguments.x, arguments.y, arguments.misere)
+        elif arguments.command == "bench":
+            from fibnim import bench
+
+            return bench.main(arguments)
         else:
             return _classify(arguments)
     except UsageError as error:

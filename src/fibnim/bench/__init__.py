@@ -1,0 +1,70 @@
+"""`fibnim bench`: the benchmark suite and its report.
+
+    fibnim bench --quick --out DIR      # under a minute
+    fibnim bench --out DIR              # a few minutes; --full adds N = 10**8
+    fibnim bench --compare OLD.json     # each kernel's change, regressions flagged
+
+`fibnim.bench.suite` defines what is measured; `fibnim.bench.run` measures it;
+`fibnim.bench.report` writes results.json (its schema is documented there),
+report.md and, with matplotlib installed, PNG plots.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from fibnim.bench import report, run
+from fibnim.bench.suite import CASES
+
+__all__ = ["add_arguments", "main"]
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--quick", action="store_true", help="small sizes, under a minute")
+    mode.add_argument("--full", action="store_true", help="sizes up to 10**8 (needs ~10 GB)")
+    parser.add_argument("--out", metavar="DIR", type=Path, help="write the report here")
+    parser.add_argument(
+        "--compare", metavar="OLD.json", type=Path, help="compare with an earlier results.json"
+    )
+    parser.add_argument(
+        "--threshold",
+        type=float,
+        default=0.10,
+        help="a kernel this much slower (0.10: 10%%) is a regression (default 0.10)",
+    )
+    parser.add_argument(
+        "--no-simd", action="store_true", help="the scalar kernels only (no AVX-512 paths)"
+    )
+    parser.add_argument(
+        "--kernel",
+        action="append",
+        choices=[c.name for c in CASES],
+        metavar="NAME",
+        help="only this kernel (again for more); the solvers are left out",
+    )
+
+
+def main(arguments: argparse.Namespace) -> int:
+    """Run the suite, write or print the report, compare; 1 if a regression was found."""
+    old = json.loads(arguments.compare.read_text()) if arguments.compare else None
+    mode = "quick" if arguments.quick else "full" if arguments.full else "default"
+
+    def progress(name: str) -> None:
+        print(f"  {name}", file=sys.stderr, flush=True)
+
+    results = run.run(mode, arguments.kernel, progress, simd=not arguments.no_simd)
+    if arguments.out:
+        for path in report.write(results, arguments.out):
+            print(f"written: {path}")
+    else:
+        print(report.markdown(results))
+    if old is not None:
+        text, regressions = report.compare(old, results, arguments.threshold)
+        print(text)
+        print(f"{regressions} regression(s) beyond {arguments.threshold:.0%}")
+        return 1 if regressions else 0
+    return 0

@@ -1,0 +1,320 @@
+"""The report of a `fibnim bench` run: results.json, report.md, and PNG plots.
+
+results.json (validated against `SCHEMA`, a JSON Schema):
+- `schema` (1), `mode` (quick, default, full), `when`, `machine`: cpu, cores,
+  platform, python, numpy, cython, compiler_flags, fibnim, backend, simd.
+- `kernels`: one per case, with `name`, `note`, `floor` (add or equal),
+  `targets` (x_floor: at most that many times the floor; x_pure and x_hand: at
+  least that many times faster than the pure twin and than numpy by hand),
+  `call_overhead_us` (one call on one element) and `rows`, one per size:
+  `size`, and ns per element as {median, min, max} for `compiled`, `floor`,
+  and where measured `by_hand`, `pure`, `all_threads` (the compiled core on
+  every core); at the largest size also `peak_mb` (the most one call allocates)
+  and `by_hand_wrong` (how many answers numpy by hand got wrong).
+- `solvers`: name, size, seconds, target_seconds (or null).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+_TIMING = {
+    "type": "object",
+    "required": ["median", "min", "max"],
+    "properties": {k: {"type": "number", "minimum": 0} for k in ("median", "min", "max")},
+}
+
+SCHEMA: dict[str, Any] = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "title": "fibnim bench results",
+    "type": "object",
+    "required": ["schema", "mode", "when", "machine", "kernels", "solvers"],
+    "properties": {
+        "schema": {"const": 1},
+        "mode": {"enum": ["quick", "default", "full"]},
+        "when": {"type": "string"},
+        "machine": {
+            "type": "object",
+            "required": ["cpu", "cores", "python", "numpy", "fibnim", "backend", "simd"],
+            "properties": {"cores": {"type": "integer", "minimum": 1}},
+        },
+        "kernels": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["name", "floor", "targets", "call_overhead_us", "rows"],
+                "properties": {
+                    "name": {"type": "string"},
+                    "floor": {"enum": ["add", "equal"]},
+                    "targets": {
+                        "type": "object",
+                        "additionalProperties": False,
+                        "properties": {
+                            k: {"type": "number", "exclusiveMinimum": 0}
+                            for k in ("x_floor", "x_pure", "x_hand")
+                        },
+                    },
+                    "call_overhead_us": {"type": "number", "minimum": 0},
+                    "rows": {
+                        "type": "array",
+                        "minItems": 1,
+                        "items": {
+                            "type": "object",
+                            "required": ["size", "compiled", "floor"],
+                            "properties": {
+                                "size": {"type": "integer", "minimum": 1},
+                                "compiled": _TIMING,
+                                "floor": _TIMING,
+                                "by_hand": _TIMING,
+                                "pure": _TIMING,
+                                "all_threads": _TIMING,
+                                "peak_mb": {"type": "number", "minimum": 0},
+                                "by_hand_wrong": {"type": "integer", "minimum": 0},
+                            },
+                        },
+                    },
+                },
+            },
+        },
+        "solvers": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["name", "size", "seconds", "target_seconds"],
+                "properties": {
+                    "seconds": {"type": "number", "minimum": 0},
+                    "target_seconds": {"type": ["number", "null"]},
+                },
+            },
+        },
+    },
+}
+
+
+def _largest(kernel: dict[str, Any], key: str) -> dict[str, Any] | None:
+    """The row of the largest size that has `key`."""
+    rows = [row for row in kernel["rows"] if key in row]
+    return max(rows, key=lambda row: row["size"]) if rows else None
+
+
+def headline(kernel: dict[str, Any]) -> dict[str, Any]:
+    """The ratios of one kernel: at the largest size, and against the pure twin at
+    the largest size it ran."""
+    top = kernel["rows"][-1]
+    compiled = top["compiled"]["median"]
+    figures: dict[str, Any] = {
+        "size": top["size"],
+        "ns": compiled,
+        "x_floor": compiled / top["floor"]["median"],
+    }
+    pure = _largest(kernel, "pure")
+    if pure is not None:  # per element, the pure twin's time hardly depends on N
+        figures["x_pure"] = pure["pure"]["median"] / compiled
+    if "by_hand" in top:
+        figures["x_hand"] = top["by_hand"]["median"] / compiled
+        figures["hand_wrong"] = top.get("by_hand_wrong")
+    if "all_threads" in top:
+        figures["threads_speedup"] = compiled / top["all_threads"]["median"]
+    figures["peak_mb"] = top.get("peak_mb")
+    figures["overhead_us"] = kernel["call_overhead_us"]
+    return figures
+
+
+_TARGET_WORDS = {
+    "x_floor": "x np floor, at most",
+    "x_pure": "x faster than pure, at least",
+    "x_hand": "x faster than numpy by hand, at least",
+}
+
+
+def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every target of the suite with its figure and whether it is met."""
+    rows = []
+    for kernel in results["kernels"]:
+        figures = headline(kernel)
+        for key, wanted in kernel["targets"].items():
+            got = figures.get(key)
+            met = None if got is None else (got <= wanted if key == "x_floor" else got >= wanted)
+            rows.append(
+                {
+                    "kernel": kernel["name"],
+                    "target": f"{_TARGET_WORDS[key]} {wanted:g}",
+                    "measured": got,
+                    "met": met,
+                }
+            )
+    for solver in results["solvers"]:
+        if solver["target_seconds"] is not None:
+            rows.append(
+                {
+                    "kernel": solver["name"].replace("N", str(solver["size"])),
+                    "target": f"seconds, at most {solver['target_seconds']:g}",
+                    "measured": solver["seconds"],
+                    "met": solver["seconds"] <= solver["target_seconds"],
+                }
+            )
+    return rows
+
+
+def _number(value: Any, digits: int = 3) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, int):
+        return str(value)
+    return f"{value:.{digits}g}"
+
+
+def markdown(results: dict[str, Any], plots: list[str] | None = None) -> str:
+    m = results["machine"]
+    lines = [
+        "# fibnim benchmark report",
+        "",
+        f"{results['when']}, mode {results['mode']}. Machine: {m['cpu']}, {m['cores']} cores, "
+        f"{m['platform']}; Python {m['python']}, numpy {m['numpy']}, Cython {m['cython']}; "
+        f"fibnim {m['fibnim']} (backend {m['backend']}, AVX-512 paths: "
+        f"{'yes' if m['simd'] else 'no'}).",
+        "",
+        "ns per element at the largest size (one thread, median of repeats, outputs "
+        "preallocated where the API takes `out=`, input checks included); x floor is "
+        "against np.add(a, b, out=c) (or np.equal into bools) over arrays of the same "
+        "length in the same run; x pure is how many times slower per element the pure "
+        "twin is (timed at the largest size it ran); x numpy is how many times slower "
+        "what one writes by hand with numpy is, and wrong how many answers it gets wrong.",
+        "",
+        "| kernel | N | ns/element | x floor | x pure | x numpy (wrong) | threads | "
+        "call us | peak MB |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for kernel in results["kernels"]:
+        f = headline(kernel)
+        hand = ""
+        if "x_hand" in f:
+            hand = f"{_number(f['x_hand'])} ({_number(f.get('hand_wrong'))})"
+        lines.append(
+            f"| {kernel['name']} | {f['size']:.0e} | {_number(f['ns'])} | "
+            f"{_number(f['x_floor'])} | {_number(f.get('x_pure'))} | {hand} | "
+            f"{_number(f.get('threads_speedup'))} | {_number(f['overhead_us'])} | "
+            f"{_number(f.get('peak_mb'))} |"
+        )
+    lines += ["", "## Targets", "", "| kernel | target | measured | met |", "|---|---|---|---|"]
+    for row in targets(results):
+        met = {True: "yes", False: "**no**", None: "not measured"}[row["met"]]
+        lines.append(f"| {row['kernel']} | {row['target']} | {_number(row['measured'])} | {met} |")
+    if results["solvers"]:
+        lines += ["", "## Solvers", "", "| solver | N | seconds |", "|---|---|---|"]
+        for s in results["solvers"]:
+            lines.append(f"| {s['name']} | {s['size']} | {_number(s['seconds'])} |")
+    lines += ["", "## By size", ""]
+    lines += ["ns per element, compiled / floor (pure, numpy by hand where measured).", ""]
+    sizes = sorted({row["size"] for k in results["kernels"] for row in k["rows"]})
+    lines.append("| kernel | " + " | ".join(f"{s:.0e}" for s in sizes) + " |")
+    lines.append("|---|" + "---|" * len(sizes))
+    for kernel in results["kernels"]:
+        cells = {row["size"]: row for row in kernel["rows"]}
+        text = []
+        for size in sizes:
+            row = cells.get(size)
+            if row is None:
+                text.append("")
+                continue
+            cell = f"{_number(row['compiled']['median'])} / {_number(row['floor']['median'])}"
+            extra = [f"{k} {_number(row[k]['median'])}" for k in ("pure", "by_hand") if k in row]
+            text.append(cell + (f" ({', '.join(extra)})" if extra else ""))
+        lines.append(f"| {kernel['name']} | " + " | ".join(text) + " |")
+    if plots:
+        lines += ["", "## Plots", ""] + [f"![{p}]({p})" for p in plots]
+    return "\n".join(lines) + "\n"
+
+
+def plot(results: dict[str, Any], directory: Path) -> list[str]:
+    """time_per_element.png (log-log, a panel per kernel) and speedups.png; [] without
+    matplotlib."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return []
+    kernels = results["kernels"]
+    columns = 4
+    rows = (len(kernels) + columns - 1) // columns
+    figure, axes = plt.subplots(rows, columns, figsize=(4 * columns, 3 * rows), squeeze=False)
+    styles = {
+        "compiled": ("compiled", "C0"),
+        "pure": ("pure twin", "C1"),
+        "by_hand": ("numpy by hand", "C2"),
+        "floor": ("memory floor", "0.5"),
+        "all_threads": ("compiled, all cores", "C3"),
+    }
+    for axis, kernel in zip(axes.flat, kernels, strict=False):
+        for key, (label, color) in styles.items():
+            points = [(row["size"], row[key]["median"]) for row in kernel["rows"] if key in row]
+            if points:
+                x, y = zip(*points, strict=True)
+                axis.loglog(x, y, "o-", label=label, color=color, markersize=3)
+        axis.set_title(kernel["name"], fontsize=9)
+        axis.set_xlabel("N", fontsize=8)
+        axis.set_ylabel("ns per element", fontsize=8)
+        axis.tick_params(labelsize=7)
+    for axis in list(axes.flat)[len(kernels) :]:
+        axis.set_visible(False)
+    handles, labels = axes.flat[0].get_legend_handles_labels()
+    figure.legend(handles, labels, loc="lower right", fontsize=9)
+    figure.suptitle(f"fibnim: time per element ({results['machine']['cpu']})")
+    figure.tight_layout(rect=(0, 0, 1, 0.97))
+    figure.savefig(directory / "time_per_element.png", dpi=80, bbox_inches="tight")
+    plt.close(figure)
+
+    names = [k["name"] for k in kernels]
+    figures = [headline(k) for k in kernels]
+    figure, axis = plt.subplots(figsize=(11, 0.35 * len(names) + 1.5))
+    positions = range(len(names))
+    for offset, (key, label, color) in enumerate(
+        [("x_pure", "vs pure twin", "C1"), ("x_hand", "vs numpy by hand", "C2")]
+    ):
+        values = [f.get(key) or 0 for f in figures]
+        axis.barh([p + 0.4 * offset for p in positions], values, 0.4, label=label, color=color)
+    axis.set_xscale("log")
+    axis.set_yticks([p + 0.2 for p in positions], names, fontsize=8)
+    axis.invert_yaxis()
+    axis.set_xlabel("times faster than (log scale)")
+    axis.legend()
+    axis.set_title("fibnim's compiled core: speed-ups")
+    figure.tight_layout()
+    figure.savefig(directory / "speedups.png", dpi=80, bbox_inches="tight")
+    plt.close(figure)
+    return ["time_per_element.png", "speedups.png"]
+
+
+def write(results: dict[str, Any], directory: Path) -> list[Path]:
+    """results.json, report.md and the plots (if matplotlib is there) in directory."""
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "results.json").write_text(json.dumps(results, indent=1) + "\n")
+    plots = plot(results, directory)
+    (directory / "report.md").write_text(markdown(results, plots))
+    return [directory / name for name in ("results.json", "report.md", *plots)]
+
+
+def compare(old: dict[str, Any], new: dict[str, Any], threshold: float) -> tuple[str, int]:
+    """Each kernel's change in ns per element at the sizes both runs have; the
+    text, and how many got slower by more than `threshold` (0.1: 10%)."""
+    before = {k["name"]: {r["size"]: r for r in k["rows"]} for k in old["kernels"]}
+    lines = ["| kernel | N | before ns | now ns | change | |", "|---|---|---|---|---|---|"]
+    regressions = 0
+    for kernel in new["kernels"]:
+        for row in kernel["rows"]:
+            previous = before.get(kernel["name"], {}).get(row["size"])
+            if previous is None:
+                continue
+            was, now = previous["compiled"]["median"], row["compiled"]["median"]
+            change = now / was - 1
+            flag = "REGRESSION" if change > threshold else ""
+            regressions += bool(flag)
+            lines.append(
+                f"| {kernel['name']} | {row['size']:.0e} | {_number(was)} | {_number(now)} | "
+                f"{change:+.1%} | {flag} |"
+            )
+    return "\n".join(lines), regressions

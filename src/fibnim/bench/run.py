@@ -1,0 +1,244 @@
+"""Running the suite: medians of repeats, on both backends, one and all threads."""
+
+from __future__ import annotations
+
+import itertools
+import os
+import platform
+import statistics
+import sys
+import sysconfig
+import time
+import tracemalloc
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import fibnim
+from fibnim import _backend
+from fibnim.bench.suite import CASES, SOLVERS, Case, Inputs
+
+
+@dataclass(frozen=True)
+class Plan:
+    """How much to measure: sizes, the largest size the pure twin gets, repeats."""
+
+    sizes: tuple[int, ...]
+    pure_size: int
+    repeats: int
+    solver_sizes: str  # "quick" or "full"
+
+    @staticmethod
+    def named(mode: str) -> Plan:
+        if mode == "quick":
+            return Plan((10**3, 10**4, 10**5), 10**3, 3, "quick")
+        if mode == "full":
+            return Plan((10**3, 10**4, 10**5, 10**6, 10**7, 10**8), 10**4, 5, "full")
+        return Plan((10**3, 10**4, 10**5, 10**6, 10**7), 10**4, 5, "full")
+
+
+def timed(function: Callable[[], Any], repeats: int) -> dict[str, float]:
+    """Seconds per call of function(): median, min and max over repeats, after a warm-up."""
+    function()
+    samples = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        function()
+        samples.append(time.perf_counter() - start)
+    return {"median": statistics.median(samples), "min": min(samples), "max": max(samples)}
+
+
+def per_element(seconds: dict[str, float], size: int) -> dict[str, float]:
+    return {key: value / size * 1e9 for key, value in seconds.items()}
+
+
+def floor_call(kind: str, size: int) -> Callable[[], Any]:
+    """The memory floor for a kernel of `size` elements: one pass over two int64
+    arrays into a third (add) or into bools (equal)."""
+    a = np.arange(size, dtype=np.int64)
+    b = a.copy()
+    out = np.empty(size, dtype=np.int64 if kind == "add" else bool)
+    ufunc = np.add if kind == "add" else np.equal
+    return lambda: ufunc(a, b, out=out)
+
+
+def sliced(inputs: Inputs, start: int, stop: int, size: int) -> Inputs:
+    """inputs with every array of leading length `size` cut to rows start..stop."""
+    result: Inputs = {}
+    for key, value in inputs.items():
+        if isinstance(value, np.ndarray) and value.ndim and value.shape[0] == size:
+            result[key] = value[start:stop]
+        else:
+            result[key] = value
+    return result
+
+
+def threaded(case: Case, inputs: Inputs, size: int) -> Callable[[], Any]:
+    """case over inputs split in a part per core, run at once (the kernels release the GIL)."""
+    bounds = np.linspace(0, size, cores() + 1).astype(int)
+    parts = [sliced(inputs, int(a), int(b), size) for a, b in itertools.pairwise(bounds)]
+
+    def run() -> None:
+        with ThreadPoolExecutor(max_workers=len(parts)) as pool:
+            list(pool.map(case.call, parts))
+
+    return run
+
+
+def peak_megabytes(function: Callable[[], Any]) -> float:
+    """The most memory one call of function allocates at once (numpy reports to tracemalloc)."""
+    tracemalloc.start()
+    try:
+        function()
+        return tracemalloc.get_traced_memory()[1] / 2**20
+    finally:
+        tracemalloc.stop()
+
+
+def cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
+def measure_size(case: Case, inputs: Inputs, size: int, plan: Plan, last: bool) -> dict[str, Any]:
+    """The figures of one case at one size (the last, largest size has more)."""
+    repeats = plan.repeats if size < 10**7 else max(3, plan.repeats - 2)
+
+    def call() -> Any:
+        return case.call(inputs)
+
+    _backend.use("cython")
+    row: dict[str, Any] = {
+        "size": size,
+        "compiled": per_element(timed(call, repeats), size),
+        "floor": per_element(timed(floor_call(case.floor, size), repeats), size),
+    }
+    by_hand = case.by_hand
+    if by_hand is not None and size <= 10**7:
+        row["by_hand"] = per_element(timed(lambda: by_hand(inputs), max(1, repeats // 2)), size)
+    if size <= plan.pure_size:
+        _backend.use("python")
+        row["pure"] = per_element(timed(call, 1), size)
+        _backend.use("cython")
+    if last:
+        if cores() > 1 and size >= 10**6:  # smaller, starting threads is what is timed
+            row["all_threads"] = per_element(timed(threaded(case, inputs, size), repeats), size)
+        row["peak_mb"] = peak_megabytes(call)
+        if by_hand is not None and case.wrong is not None:
+            exact = call()
+            exact = tuple(np.copy(e) for e in exact) if isinstance(exact, tuple) else exact
+            row["by_hand_wrong"] = case.wrong(inputs, by_hand(inputs), exact)
+    return row
+
+
+def measure_case(case: Case, plan: Plan, seed: int = 2026) -> dict[str, Any]:
+    """Every figure of one case (see the schema in fibnim.bench.report)."""
+    rng = np.random.default_rng(seed)
+    sizes = [size for size in plan.sizes if size <= case.largest] or [min(plan.sizes)]
+    rows = [measure_size(case, case.make(n, rng), n, plan, n == max(sizes)) for n in sizes]
+    tiny = case.make(1, rng)
+    overhead = timed(lambda: case.call(tiny), 200)
+    return {
+        "name": case.name,
+        "note": case.note,
+        "floor": case.floor,
+        "targets": case.targets,
+        "call_overhead_us": overhead["median"] * 1e6,
+        "rows": rows,
+    }
+
+
+def measure_solvers(plan: Plan) -> list[dict[str, Any]]:
+    results = []
+    _backend.use("cython")
+    for solver in SOLVERS:
+        sizes = solver.quick_sizes if plan.solver_sizes == "quick" else solver.sizes
+        for size in sizes:
+            call = solver.call
+            seconds = timed(lambda c=call, n=size: c(n), 1 if size >= 1000 else 3)
+            results.append(
+                {
+                    "name": solver.name,
+                    "size": size,
+                    "seconds": seconds["median"],
+                    "target_seconds": solver.target_seconds.get(size),
+                }
+            )
+    return results
+
+
+def machine(simd: bool) -> dict[str, Any]:
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    try:
+        import Cython
+
+        cython_version = Cython.__version__
+    except ImportError:
+        cython_version = None
+    return {
+        "cpu": cpu,
+        "cores": cores(),
+        "platform": platform.platform(),
+        "python": sys.version.split()[0],
+        "numpy": np.__version__,
+        "cython": cython_version,
+        "compiler_flags": sysconfig.get_config_var("CFLAGS"),
+        "fibnim": fibnim.__version__,
+        "backend": fibnim.backend,
+        "simd": simd,
+    }
+
+
+def use_simd(wanted: bool) -> bool:
+    """Switch the compiled modules' AVX-512 paths; whether they are on now."""
+    on = [_backend.twins(topic)[0].use_simd(wanted) for topic in ("wythoff", "fibonacci_nim")]
+    return all(on)
+
+
+def run(
+    mode: str = "default",
+    names: list[str] | None = None,
+    progress: Callable[[str], None] | None = None,
+    simd: bool = True,
+) -> dict[str, Any]:
+    """Measure the suite (or the cases named); the results as `report` documents them."""
+    if "cython" not in _backend.available():
+        raise RuntimeError("fibnim bench compares the compiled core: it is not built here")
+    simd_on = use_simd(simd)
+    plan = Plan.named(mode)
+    before = _backend.name()
+    cases = [c for c in CASES if names is None or c.name in names]
+    results: dict[str, Any] = {
+        "schema": 1,
+        "mode": mode,
+        "when": time.strftime("%Y-%m-%d %H:%M:%S %z"),
+        "machine": machine(simd_on),
+        "kernels": [],
+        "solvers": [],
+    }
+    try:
+        for case in cases:
+            if progress:
+                progress(case.name)
+            results["kernels"].append(measure_case(case, plan))
+        if names is None:
+            if progress:
+                progress("solvers")
+            results["solvers"] = measure_solvers(plan)
+    finally:
+        _backend.use(before)
+        use_simd(True)
+    return results

@@ -1,0 +1,301 @@
+"""What `fibnim bench` measures: every array kernel of the public API, each with
+the inputs of its issue's benchmark, what a user would write by hand with
+numpy (where people write something), its memory floor, and its targets.
+
+A `Case` makes its inputs for a size N (outputs preallocated where the API
+takes `out=`), calls fibnim on them, and maybe the numpy version. The asv
+benchmarks in `benchmarks/` and the `fibnim bench` report both read `CASES`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+import fibnim
+from fibnim import fibonacci_nim, power_nim, solvers, wythoff
+from fibnim.classify import classify
+
+PHI = (1 + 5**0.5) / 2
+FIB = [0, 1]
+while len(FIB) < 94:
+    FIB.append(FIB[-1] + FIB[-2])
+
+Inputs = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Case:
+    """One kernel. `make(n, rng)` gives its inputs; `call(inputs)` runs fibnim;
+    `by_hand(inputs)` the numpy a user would write (None: nobody writes it),
+    whose answers `wrong(inputs, hand_result, fibnim_result)` counts against
+    fibnim's. `floor` is "add" (np.add over two int64 arrays of the length) or
+    "equal" (np.equal into bools). `targets` maps a ratio (x_floor: at most;
+    x_pure, x_hand: at least) to the figure an issue asked for. `largest` caps
+    the sizes of slow kernels (strings, digit arrays, searches)."""
+
+    name: str
+    make: Callable[[int, np.random.Generator], Inputs]
+    call: Callable[[Inputs], Any]
+    by_hand: Callable[[Inputs], Any] | None = None
+    wrong: Callable[[Inputs, Any, Any], int] | None = None
+    floor: str = "add"
+    targets: dict[str, float] = field(default_factory=dict)
+    note: str = ""
+    largest: int = 10**8  # kernels that make Python objects stop sooner
+
+
+@dataclass(frozen=True)
+class Solver:
+    """A solver timed by size (seconds per call), with a target in seconds."""
+
+    name: str
+    call: Callable[[int], Any]
+    sizes: tuple[int, ...]
+    quick_sizes: tuple[int, ...]
+    target_seconds: dict[int, float] = field(default_factory=dict)
+
+
+# --- inputs --------------------------------------------------------------------------------
+
+
+def _codes(n: int, rng: np.random.Generator) -> Inputs:
+    values = rng.integers(0, fibnim.CODE_LIMIT, size=n, dtype=np.int64)
+    return {"n": values, "codes": fibnim.encode(values), "out": np.empty(n, dtype=np.uint64)}
+
+
+def _wythoff_positions(n: int, rng: np.random.Generator) -> Inputs:
+    """Half safe pairs (a_m, b_m) in either order, half random pairs below 2**62."""
+    half = n // 2
+    a, b = wythoff.pair(rng.integers(0, wythoff.PAIR_LIMIT, size=half, endpoint=True))
+    swap = rng.random(half) < 0.5
+    a, b = np.where(swap, b, a), np.where(swap, a, b)
+    x = np.concatenate([a, rng.integers(0, 2**62, size=n - half)])
+    y = np.concatenate([b, rng.integers(0, 2**62, size=n - half)])
+    order = rng.permutation(n)
+    return {
+        "x": x[order],
+        "y": y[order],
+        "m": rng.integers(0, wythoff.PAIR_LIMIT, size=n, endpoint=True),
+        "flags": np.empty(n, dtype=bool),
+        "first": np.empty(n, dtype=np.int64),
+        "second": np.empty(n, dtype=np.int64),
+    }
+
+
+def _nim_piles(n: int, rng: np.random.Generator) -> Inputs:
+    """Piles uniform below 2**40, bounds uniform below 2**20 (as issue 4's benchmark)."""
+    return {
+        "n": rng.integers(0, 2**40, size=n),
+        "piles": rng.integers(0, 2**40, size=(n, 2)),
+        "piles3": rng.integers(0, 2**40, size=(n, 3)),
+        "r": rng.integers(1, 2**20, size=n),
+    }
+
+
+# --- numpy by hand -------------------------------------------------------------------------
+
+
+def greedy_code(n: np.ndarray) -> np.ndarray:
+    """The Zeckendorf code the way one writes it with numpy: each Fibonacci
+    number, largest first, taken where it fits."""
+    rest = n.astype(np.uint64)
+    code = np.zeros_like(rest)
+    for k in range(65, 1, -1):
+        fits = rest >= np.uint64(FIB[k])
+        code |= fits.astype(np.uint64) << np.uint64(k - 2)
+        rest -= fits.astype(np.uint64) * np.uint64(FIB[k])
+    return code
+
+
+def greedy_decode(codes: np.ndarray) -> np.ndarray:
+    total = np.zeros(codes.shape, dtype=np.uint64)
+    for i in range(64):
+        total += ((codes >> np.uint64(i)) & np.uint64(1)) * np.uint64(FIB[i + 2])
+    return total.astype(np.int64)
+
+
+def greedy_lowest_term(n: np.ndarray) -> np.ndarray:
+    code = greedy_code(n)
+    low = code & (~code + np.uint64(1))  # the lowest set bit
+    terms = np.array(FIB[2:66], dtype=np.uint64)
+    index = np.log2(np.maximum(low, 1).astype(np.float64)).astype(np.int64)
+    return np.where(low > 0, terms[index], 0).astype(np.int64)
+
+
+def float_pair(m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    a = np.floor(m * PHI).astype(np.int64)
+    return a, a + m
+
+
+def float_is_safe(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    small, large = np.minimum(x, y), np.maximum(x, y)
+    return small == np.floor((large - small) * PHI).astype(np.int64)
+
+
+def float_is_lower(x: np.ndarray) -> np.ndarray:
+    # x is floor(m phi) for some m iff floor((x + 1) / phi) > floor(x / phi)
+    return (x > 0) & (np.floor((x + 1) / PHI) > np.floor(x / PHI))
+
+
+def power_two_piles(piles: np.ndarray, r: np.ndarray) -> np.ndarray:
+    x = piles[:, 0] ^ piles[:, 1]
+    return (x == 0) | ((x & -x) > r)
+
+
+def _mismatch(_: Inputs, hand: Any, exact: Any) -> int:
+    if isinstance(exact, tuple):
+        differ = [h != e for h, e in zip(hand, exact, strict=True)]
+        return int(np.count_nonzero(np.any(differ, axis=0)))
+    return int(np.count_nonzero(np.asarray(hand) != np.asarray(exact)))
+
+
+CASES: list[Case] = [
+    Case(
+        "zeckendorf.encode",
+        make=_codes,
+        call=lambda d: fibnim.encode(d["n"], out=d["out"]),
+        by_hand=lambda d: greedy_code(d["n"]),
+        wrong=_mismatch,
+        targets={"x_floor": 5, "x_pure": 250},
+        note="n < F_66",
+    ),
+    Case(
+        "zeckendorf.decode",
+        make=_codes,
+        call=lambda d: fibnim.decode(d["codes"]),
+        by_hand=lambda d: greedy_decode(d["codes"]),
+        wrong=_mismatch,
+    ),
+    Case(
+        "zeckendorf.lowest_term",
+        make=_codes,
+        call=lambda d: fibnim.lowest_term(d["n"]),
+        by_hand=lambda d: greedy_lowest_term(d["n"]),
+        wrong=_mismatch,
+    ),
+    Case("zeckendorf.is_fibonacci", make=_codes, call=lambda d: fibnim.is_fibonacci(d["n"])),
+    Case("zeckendorf.digits", make=_codes, call=lambda d: fibnim.digits(d["n"]), largest=10**6),
+    Case(
+        "zeckendorf.to_string", make=_codes, call=lambda d: fibnim.to_string(d["n"]), largest=10**6
+    ),
+    Case(
+        "zeckendorf.second_canonical",
+        make=_codes,
+        call=lambda d: fibnim.second_canonical(d["n"]),
+        largest=10**6,
+    ),
+    Case(
+        "wythoff.is_safe",
+        make=_wythoff_positions,
+        call=lambda d: wythoff.is_safe(d["x"], d["y"], out=d["flags"]),
+        by_hand=lambda d: float_is_safe(d["x"], d["y"]),
+        wrong=_mismatch,
+        targets={"x_floor": 1.25, "x_pure": 250, "x_hand": 4},
+        note="half safe pairs, half random below 2**62",
+    ),
+    Case(
+        "wythoff.is_safe (misere)",
+        make=_wythoff_positions,
+        call=lambda d: wythoff.is_safe(d["x"], d["y"], misere=True, out=d["flags"]),
+    ),
+    Case(
+        "wythoff.pair",
+        make=_wythoff_positions,
+        call=lambda d: wythoff.pair(d["m"], out=(d["first"], d["second"])),
+        by_hand=lambda d: float_pair(d["m"]),
+        wrong=_mismatch,
+        targets={"x_floor": 1.25},
+    ),
+    Case(
+        "wythoff.is_lower",
+        make=_wythoff_positions,
+        call=lambda d: wythoff.is_lower(d["x"], out=d["flags"]),
+        by_hand=lambda d: float_is_lower(d["x"]),
+        wrong=_mismatch,
+        targets={"x_floor": 1.0},
+    ),
+    Case("wythoff.index", make=_wythoff_positions, call=lambda d: wythoff.index(d["x"])),
+    Case(
+        "wythoff.winning_move",
+        make=_wythoff_positions,
+        call=lambda d: wythoff.winning_move(d["x"], d["y"], out=(d["first"], d["second"])),
+        targets={"x_floor": 3},
+    ),
+    Case(
+        "wythoff.array_position",
+        make=_wythoff_positions,
+        call=lambda d: wythoff.array_position(d["m"] + 1),
+        largest=10**6,
+    ),
+    Case(
+        "fibonacci_nim.is_p",
+        make=_nim_piles,
+        call=lambda d: fibonacci_nim.is_p(d["n"], d["r"]),
+        by_hand=lambda d: (d["n"] == 0) | (greedy_lowest_term(d["n"]) > d["r"]),
+        wrong=_mismatch,
+        targets={"x_floor": 3},
+        note="n < 2**40, r < 2**20",
+    ),
+    Case(
+        "fibonacci_nim.winning_take",
+        make=_nim_piles,
+        call=lambda d: fibonacci_nim.winning_take(d["n"], d["r"]),
+    ),
+    Case(
+        "fibonacci_nim.global_is_p (2 piles)",
+        make=_nim_piles,
+        call=lambda d: fibonacci_nim.global_is_p(d["piles"], d["r"]),
+        targets={"x_floor": 5},
+    ),
+    Case(
+        "fibonacci_nim.global_winning_move (2 piles)",
+        make=_nim_piles,
+        call=lambda d: fibonacci_nim.global_winning_move(d["piles"], d["r"]),
+        largest=10**6,
+    ),
+    Case(
+        "power_nim.is_p (2 piles)",
+        make=_nim_piles,
+        call=lambda d: power_nim.is_p(d["piles"], d["r"]),
+        by_hand=lambda d: power_two_piles(d["piles"], d["r"]),
+        wrong=_mismatch,
+        targets={"x_floor": 2},
+    ),
+    Case(
+        "power_nim.winning_move (3 piles)",
+        make=_nim_piles,
+        call=lambda d: power_nim.winning_move(d["piles3"], d["r"]),
+    ),
+    Case(
+        "classify (wythoff)",
+        make=_wythoff_positions,
+        call=lambda d: classify(np.stack([d["x"], d["y"]], axis=-1), "wythoff"),
+    ),
+]
+
+SOLVERS: list[Solver] = [
+    Solver(
+        'solvers.board("queen", N)',
+        lambda n: solvers.board("queen", n),
+        (500, 1000, 2000),
+        (100, 200),
+        {2000: 10.0},
+    ),
+    Solver(
+        'solvers.grundy("queen", N)',
+        lambda n: solvers.grundy("queen", n),
+        (250, 500, 1000),
+        (50, 100),
+        {1000: 60.0},
+    ),
+    Solver(
+        "solvers.global_outcome([N, N, N])",
+        lambda n: solvers.global_outcome([n, n, n]),
+        (50, 100, 200),
+        (10, 20),
+    ),
+]

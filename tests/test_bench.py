@@ -1,0 +1,155 @@
+"""fibnim bench: every kernel covered, the JSON against its schema, the report
+written (timings are never asserted)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+import pytest
+
+import fibnim
+from fibnim import _backend
+from fibnim.bench import add_arguments, main, report, run
+from fibnim.bench.suite import CASES, SOLVERS
+
+PUBLIC_KERNELS = [
+    # every array function of the public API, by module
+    "zeckendorf.encode",
+    "zeckendorf.decode",
+    "zeckendorf.lowest_term",
+    "zeckendorf.is_fibonacci",
+    "zeckendorf.digits",
+    "zeckendorf.to_string",
+    "zeckendorf.second_canonical",
+    "wythoff.is_safe",
+    "wythoff.pair",
+    "wythoff.is_lower",
+    "wythoff.index",
+    "wythoff.winning_move",
+    "wythoff.array_position",
+    "fibonacci_nim.is_p",
+    "fibonacci_nim.winning_take",
+    "fibonacci_nim.global_is_p",
+    "fibonacci_nim.global_winning_move",
+    "power_nim.is_p",
+    "power_nim.winning_move",
+]
+
+
+@pytest.fixture(scope="module")
+def quick_results():
+    if "cython" not in _backend.available():
+        pytest.skip("fibnim bench compares the compiled core, not built here")
+    before = _backend.name()
+    results = run.run("quick")
+    _backend.use(before)
+    return results
+
+
+def test_every_kernel_is_covered():
+    names = [case.name for case in CASES]
+    for kernel in PUBLIC_KERNELS:
+        assert any(name.startswith(kernel) for name in names), kernel
+    assert {s.name.split("(")[0] for s in SOLVERS} == {
+        "solvers.board",
+        "solvers.grundy",
+        "solvers.global_outcome",
+    }
+
+
+def test_the_numpy_versions_agree_where_they_are_exact():
+    # greedy encode, decode and lowest term are exact: the count of wrong answers is 0
+    # for them and not 0 for the float formulas (the report's point)
+    import numpy as np
+
+    rng = np.random.default_rng(1)
+    for case in CASES:
+        if case.by_hand is None:
+            continue
+        inputs = case.make(20_000, rng)
+        exact = case.call(inputs)
+        exact = tuple(np.copy(e) for e in exact) if isinstance(exact, tuple) else np.copy(exact)
+        wrong = case.wrong(inputs, case.by_hand(inputs), exact)
+        if case.name.startswith("wythoff"):  # the float formulas
+            assert wrong > 0, case.name
+        else:
+            assert wrong == 0, case.name
+
+
+def test_results_follow_the_schema(quick_results):
+    jsonschema = pytest.importorskip("jsonschema")
+    jsonschema.validate(quick_results, report.SCHEMA)
+    assert [k["name"] for k in quick_results["kernels"]] == [c.name for c in CASES]
+    assert quick_results["machine"]["fibnim"] == fibnim.__version__
+    assert json.loads(json.dumps(quick_results)) == quick_results  # plain JSON
+
+
+def test_report_is_written(quick_results, tmp_path):
+    written = report.write(quick_results, tmp_path)
+    names = {p.name for p in written}
+    assert {"results.json", "report.md"} <= names
+    text = (tmp_path / "report.md").read_text()
+    assert "| zeckendorf.encode |" in text and "## Targets" in text
+    for case in CASES:
+        assert f"| {case.name} |" in text
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        assert names == {"results.json", "report.md"}
+    else:
+        for png in ("time_per_element.png", "speedups.png"):
+            assert (tmp_path / png).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_report_without_matplotlib(quick_results, tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import fails
+    written = report.write(quick_results, tmp_path)
+    assert sorted(p.name for p in written) == ["report.md", "results.json"]
+
+
+def test_every_target_is_reported(quick_results):
+    rows = report.targets(quick_results)
+    wanted = sum(len(c.targets) for c in CASES) + sum(len(s.target_seconds) for s in SOLVERS)
+    quick_sizes = {s.name: s.quick_sizes for s in SOLVERS}
+    wanted -= sum(
+        1 for s in SOLVERS for size in s.target_seconds if size not in quick_sizes[s.name]
+    )
+    assert len(rows) == wanted
+    assert all(row["met"] in (True, False) for row in rows)
+
+
+def test_compare_flags_regressions(quick_results):
+    slower = json.loads(json.dumps(quick_results))
+    slower["kernels"][0]["rows"][0]["compiled"]["median"] *= 1.5
+    text, regressions = report.compare(quick_results, slower, 0.1)
+    assert regressions == 1 and "REGRESSION" in text and "+50.0%" in text
+    _, none = report.compare(quick_results, quick_results, 0.1)
+    assert none == 0
+
+
+def test_the_command(tmp_path, quick_results, capsys):
+    if "cython" not in _backend.available():
+        pytest.skip("fibnim bench compares the compiled core, not built here")
+    (tmp_path / "old.json").write_text(json.dumps(quick_results))
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    arguments = parser.parse_args(
+        [
+            "--quick",
+            "--kernel",
+            "wythoff.is_safe",
+            "--out",
+            str(tmp_path / "r"),
+            "--compare",
+            str(tmp_path / "old.json"),
+            "--threshold",
+            "100",
+        ]
+    )
+    assert main(arguments) == 0
+    out = capsys.readouterr().out
+    assert "written:" in out and "0 regression(s)" in out
+    saved = json.loads((tmp_path / "r" / "results.json").read_text())
+    assert [k["name"] for k in saved["kernels"]] == ["wythoff.is_safe"]
