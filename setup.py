@@ -1,6 +1,9 @@
 """Build fibnim's compiled core: every fibnim_c/*.pyx becomes the private module fibnim._<name>.
 
-FIBNIM_PURE_PYTHON=1 skips the extension (a pure-Python install).
+FIBNIM_PURE_PYTHON=1 skips the extension (a pure-Python install). Where the
+extension does not compile (no C compiler, an exotic platform), the install goes
+on without it and fibnim runs on its pure twin, unless FIBNIM_REQUIRE_EXTENSION=1
+makes that failure an error.
 FIBNIM_CYTHON_DEBUG=1 compiles with bounds and wraparound checks on.
 FIBNIM_NO_SIMD=1 leaves out the AVX-512 paths (fibnim_c/_simd.pxd).
 FIBNIM_PORTABLE_MUL=1 takes the 32-bit-limb 64 x 64 -> 128 multiply that any C
@@ -32,6 +35,7 @@ def extensions():
             include_dirs=["fibnim_c"],
             define_macros=macros,
             extra_compile_args=[] if os.name == "nt" else ["-O3"],
+            optional=not truthy("FIBNIM_REQUIRE_EXTENSION"),
         )
         for pyx in sorted((HERE / "fibnim_c").glob("*.pyx"))
     ]
@@ -45,6 +49,8 @@ def extensions():
             "initializedcheck": debug,
             "cdivision": not debug,
             "embedsignature": True,
+            # module state is the tables, filled once at import, and the SIMD switch
+            "freethreading_compatible": True,
         },
     )
 

@@ -44,6 +44,7 @@ def _chunks(values: np.ndarray, core: int) -> Iterator[np.ndarray]:
         for start in range(0, count, CHUNK):
             yield constant[: min(CHUNK, count - start)]
         return
+    flat: Any
     if core:
         flat = values.reshape(-1, core)
     else:
@@ -246,10 +247,11 @@ def apply(
     """
     values = [integers(value, where, name) for value, name in arguments]
     names = [name for _, name in arguments]
-    if outs is None and all(isinstance(v, int) for v in values):
-        for v, name in zip(values, names, strict=True):
+    scalars = [v for v in values if isinstance(v, int)]
+    if outs is None and len(scalars) == len(values):
+        for v, name in zip(scalars, names, strict=True):
             check_int(v, where, name, low, None, extra)
-        return exact(*values)
+        return exact(*scalars)
     arrays = [_as_array(v) for v in values]
     shape = np.broadcast_shapes(*(a.shape for a in arrays))
     wanted = outs if outs is not None else [None] * len(dtypes)

@@ -37,12 +37,16 @@ def index_text(index: tuple[int, ...] | None) -> str:
     return "" if index is None else "[" + ", ".join(str(i) for i in index) + "]"
 
 
-def refuse(where: str, name: str, index: tuple[int, ...] | None, value: Any, bound: Bound):
+def refuse(
+    where: str, name: str, index: tuple[int, ...] | None, value: Any, bound: Bound
+) -> Exception:
     """The exception for `value` at `index` of argument `name` of function `where`."""
     return bound.error(f"{where}: {name}{index_text(index)} = {value!r} {bound.reason}")
 
 
-def _scalar_type_error(where: str, name: str, index: tuple[int, ...] | None, value: Any):
+def _scalar_type_error(
+    where: str, name: str, index: tuple[int, ...] | None, value: Any
+) -> TypeError:
     kind = type(value).__name__
     return TypeError(f"{where}: {name}{index_text(index)} = {value!r} is a {kind}, not an integer")
 
@@ -87,7 +91,7 @@ def integers(x: Any, where: str, name: str = "n") -> int | np.ndarray:
         return _object_ints(array, where, name)
     detail = ""
     if array.size:
-        first = np.unravel_index(0, array.shape) if array.ndim else None
+        first = tuple(int(i) for i in np.unravel_index(0, array.shape)) if array.ndim else None
         detail = f" ({name}{index_text(first)} = {array.flat[0].item()!r})"
     raise TypeError(f"{where}: {name} must have an integer dtype, not {array.dtype}{detail}")
 

@@ -306,8 +306,8 @@ class Sink:
             raise UsageError(f"{path}: .npy output needs an input whose length is known first")
         if self.kind == ".parquet":
             _parquet()
-        self.file = sys.stdout.buffer if path == "-" else _AtomicFile(path)
-        self.stream: IO[bytes] = self.file if path == "-" else self.file.stream  # type: ignore[assignment]
+        self.atomic = None if path == "-" else _AtomicFile(path)
+        self.stream: IO[bytes] = sys.stdout.buffer if self.atomic is None else self.atomic.stream
         self.parquet: Any = None
         self._start()
 
@@ -362,14 +362,14 @@ class Sink:
             self.parquet.close()
         if self.rows is not None and self.written != self.rows:
             raise DataError(f"{self.path}: {self.written} rows written, {self.rows} expected")
-        if isinstance(self.file, _AtomicFile):
-            self.file.commit()
+        if self.atomic is not None:
+            self.atomic.commit()
         else:
             self.stream.flush()
 
     def abort(self) -> None:
-        if isinstance(self.file, _AtomicFile):
-            self.file.abort()
+        if self.atomic is not None:
+            self.atomic.abort()
 
 
 class _AtomicFile:

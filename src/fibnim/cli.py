@@ -324,13 +324,13 @@ def _dask_client(address: str) -> Any:
     except ImportError:
         raise UsageError("--dask needs dask: pip install 'fibnim[dask]'") from None
     try:
-        return Client(address, timeout="10s")
+        return Client(address, timeout="10s")  # type: ignore[no-untyped-call]
     except (OSError, TimeoutError, ValueError) as error:
         raise UsageError(f"--dask {address}: no scheduler there ({error})") from None
 
 
 def _dask_workers(client: Any) -> int:
-    return max(1, sum(client.nthreads().values()))
+    return max(1, int(sum(client.nthreads().values())))
 
 
 def _dask_submit(client: Any) -> Callable[..., Any]:

@@ -163,7 +163,8 @@ def _one_position(where: str, piles: list[int], r: int | None, table: Any, moves
             return _searched_move(piles, r, table)
         return solvers.outcome_from_threshold(int(table[tuple(piles)]), r)
     if len(piles) == 2:
-        return ints.two_pile_move(*piles, r) if moves else ints.two_pile_is_p(*piles, r)
+        x, y = piles
+        return ints.two_pile_move(x, y, r) if moves else ints.two_pile_is_p(x, y, r)
     n = piles[0] if piles else 0
     if not moves:
         return n == 0 or (r is not None and ints.one_pile_is_p(n, r))

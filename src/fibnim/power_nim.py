@@ -45,8 +45,8 @@ def _many(where: str, piles: NDArray[Any], r: ArrayLike | None, moves: bool) -> 
     if piles.dtype == object or bound.dtype == object:
         shape, found = each_position(where, piles, r)
         exact = ints.winning_move if moves else ints.is_p
-        answers = [(index, exact(row, b)) for index, row, b in found]
-        return fill_positions(shape, answers, moves, exact=True)
+        each = [(index, exact(row, b)) for index, row, b in found]
+        return fill_positions(shape, each, moves, exact=True)
     shape = np.broadcast_shapes(piles.shape[:-1], bound.shape)
     kinds = [np.int64, np.int64] if moves else [np.bool_]
     answers = [result_array(shape, kind, None, where) for kind in kinds]

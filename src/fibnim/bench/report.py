@@ -215,12 +215,16 @@ def markdown(results: dict[str, Any], plots: list[str] | None = None) -> str:
         cells = {row["size"]: row for row in kernel["rows"]}
         text = []
         for size in sizes:
-            row = cells.get(size)
-            if row is None:
+            entry = cells.get(size)
+            if entry is None:
                 text.append("")
                 continue
-            cell = f"{_number(row['compiled']['median'])} / {_number(row['floor']['median'])}"
-            extra = [f"{k} {_number(row[k]['median'])}" for k in ("pure", "by_hand") if k in row]
+            cell = f"{_number(entry['compiled']['median'])} / {_number(entry['floor']['median'])}"
+            extra = [
+                f"{key} {_number(entry[key]['median'])}"
+                for key in ("pure", "by_hand")
+                if key in entry
+            ]
             text.append(cell + (f" ({', '.join(extra)})" if extra else ""))
         lines.append(f"| {kernel['name']} | " + " | ".join(text) + " |")
     if plots:

