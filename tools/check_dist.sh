@@ -30,7 +30,7 @@ done
 
 echo "== auditwheel: the wheel's manylinux tag"
 "$work/tools/bin/auditwheel" show "$work"/dist/*.whl
-"$work/tools/bin/auditwheel" repair --wheel-dir "$work/repaired" "$work"/dist/*.whl
+PATH="$work/tools/bin:$PATH" "$work/tools/bin/auditwheel" repair --wheel-dir "$work/repaired" "$work"/dist/*.whl
 wheel=$(ls "$work"/repaired/*.whl)
 echo "repaired: $(basename "$wheel")"
 case "$wheel" in *manylinux*) ;; *) echo "no manylinux tag" >&2; exit 1 ;; esac
