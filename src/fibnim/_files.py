@@ -72,6 +72,9 @@ class Source:
     def chunks(self, size: int) -> Iterator[tuple[int, NDArray[np.int64]]]:
         raise NotImplementedError
 
+    def close(self) -> None:
+        """Close the file, if the source holds one open."""
+
 
 def _pile_names(k: int) -> list[str]:
     return [f"pile_{j + 1}" for j in range(k)]

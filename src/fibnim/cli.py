@@ -179,8 +179,9 @@ def _classify_parser(commands: Any) -> None:
 
 
 class _Random(Source):
-    """--random N: positions made chunk by chunk, each chunk from its own seed, so
-    the data do not depend on the chunk order or the threads."""
+    """--random N: positions made chunk by chunk (by the tasks, see _tasks), each
+    chunk from its own seed, so the data do not depend on the chunk order or the
+    threads."""
 
     def __init__(self, count: int, game: str, piles: int, seed: int) -> None:
         self.name = "--random"
@@ -193,25 +194,19 @@ class _Random(Source):
     def positions(self, start: int, count: int) -> NDArray[np.int64]:
         return random_positions(count, self.game, self.width, [self.seed, start])
 
-    def chunks(self, size: int) -> Iterator[tuple[int, NDArray[np.int64]]]:
-        for start in range(0, self.rows or 0, size):
-            yield start, self.positions(start, min(size, (self.rows or 0) - start))
+
+def _solve(positions: NDArray[np.int64], game: str, bound: int | None) -> Any:
+    return positions, classify(positions, game, bound)
 
 
 def _random_rows(source: _Random, start: int, count: int, bound: int | None) -> Any:
     """A task that makes its own positions, so that making them runs in parallel too."""
-    positions = source.positions(start, count)
-    return positions, classify(positions, source.game, bound)
+    return _solve(source.positions(start, count), source.game, bound)
 
 
 def _npy_rows(path: str, start: int, stop: int, game: str, bound: int | None) -> Any:
     """A task for a dask worker: read the rows itself rather than be sent them."""
-    positions = NpySource(path).read(start, stop)
-    return positions, classify(positions, game, bound)
-
-
-def _solve(positions: NDArray[np.int64], game: str, bound: int | None) -> Any:
-    return positions, classify(positions, game, bound)
+    return _solve(NpySource(path).read(start, stop), game, bound)
 
 
 def _tasks(source: Source, game: str, bound: int | None, chunk: int, dask: bool) -> Iterator[Any]:
@@ -245,10 +240,8 @@ def _in_order(
 def _progress(total: int | None, quiet: bool) -> Any:
     if quiet or not sys.stderr.isatty():
         return None
-    try:
-        from tqdm import tqdm
-    except ImportError:  # the bar is a comfort, not a need
-        return None
+    from tqdm import tqdm
+
     return tqdm(total=total, unit=" positions", unit_scale=True, file=sys.stderr, smoothing=0.1)
 
 
@@ -301,6 +294,7 @@ def _classify(arguments: argparse.Namespace) -> int:
             sink.abort()
         raise
     finally:
+        source.close()
         if bar is not None:
             bar.close()
         if client is not None:
