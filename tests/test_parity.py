@@ -172,13 +172,38 @@ def test_fibonacci_nim_at_every_arc_end():
     assert_same(fibnim.fibonacci_nim.global_is_p, two[:, ::-1], 0)
 
 
-def test_fibonacci_nim_simd_paths_match_the_scalar_ones():
-    compiled, _ = _backend.twins("fibonacci_nim")
+def simd_twin(topic: str):
+    """The compiled module of topic with its AVX-512 paths on; skips where there are none."""
+    compiled, _ = _backend.twins(topic)
     if compiled is None or not compiled.use_simd(True):
         pytest.skip(
             "no AVX-512 paths here (processor or build); the scalar ones are tested throughout"
         )
     _backend.use("cython")
+    return compiled
+
+
+def assert_simd_matches_scalar(compiled, calls) -> None:
+    """Each call gives the same answers with the AVX-512 paths and without them, on
+    its arguments cut to lengths that are and are not multiples of 8."""
+    try:
+        for function, args in calls:
+            for cut in (None, 7, 13):
+                parts = [a[:cut] for a in args]
+                vector = function(*parts)
+                compiled.use_simd(False)
+                scalar = function(*parts)
+                compiled.use_simd(True)
+                vectors = vector if isinstance(vector, tuple) else (vector,)
+                scalars = scalar if isinstance(scalar, tuple) else (scalar,)
+                for v, w in zip(vectors, scalars, strict=True):
+                    assert (np.asarray(v) == np.asarray(w)).all(), function.__name__
+    finally:
+        compiled.use_simd(True)
+
+
+def test_fibonacci_nim_simd_paths_match_the_scalar_ones():
+    compiled = simd_twin("fibonacci_nim")
     piles, bounds = fibonacci_boundaries()
     n = np.concatenate([piles, RANDOM_PILES, PILES, np.arange(1000)])
     r = np.concatenate([rng.choice(bounds, size=piles.size), RANDOM_PILES >> 20, PILES[::-1]])
@@ -190,17 +215,7 @@ def test_fibonacci_nim_simd_paths_match_the_scalar_ones():
         (fibnim.fibonacci_nim.global_is_p, (two, r)),
         (fibnim.fibonacci_nim.global_is_p, (two,)),
     ]
-    try:
-        for function, args in calls:
-            for cut in (None, 7, 13):  # lengths that are and are not multiples of 8
-                parts = [a[:cut] for a in args]
-                vector = function(*parts)
-                compiled.use_simd(False)
-                scalar = function(*parts)
-                compiled.use_simd(True)
-                assert (vector == scalar).all(), function.__name__
-    finally:
-        compiled.use_simd(True)
+    assert_simd_matches_scalar(compiled, calls)
 
 
 def test_power_nim():
@@ -221,12 +236,7 @@ def test_solvers(piece):
 
 
 def test_wythoff_simd_paths_match_the_scalar_ones():
-    compiled, _ = _backend.twins("wythoff")
-    if compiled is None or not compiled.use_simd(True):
-        pytest.skip(
-            "no AVX-512 paths here (processor or build); the scalar ones are tested throughout"
-        )
-    _backend.use("cython")
+    compiled = simd_twin("wythoff")
     a, b = fibnim.wythoff.pair(RANDOM_PILES[RANDOM_PILES <= fibnim.wythoff.PAIR_LIMIT])
     x = np.concatenate([a, b, a + 1, RANDOM_PILES, PILES, np.arange(1000)])
     y = np.concatenate([b, a, b, RANDOM_PILES[::-1], PILES[::-1], np.arange(1000)[::-1]])
@@ -240,22 +250,7 @@ def test_wythoff_simd_paths_match_the_scalar_ones():
         (fibnim.wythoff.winning_move, (x, y)),
         (fibnim.wythoff.winning_move, (np.arange(60)[:, None], np.arange(60)[None, :])),
     ]
-    try:
-        for function, args in calls:
-            for cut in (None, 7, 13):  # lengths that are and are not multiples of 8
-                parts = [a[:cut] for a in args]
-                vector = function(*parts)
-                compiled.use_simd(False)
-                scalar = function(*parts)
-                compiled.use_simd(True)
-                for v, s in zip(
-                    np.atleast_1d(vector) if not isinstance(vector, tuple) else vector,
-                    np.atleast_1d(scalar) if not isinstance(scalar, tuple) else scalar,
-                    strict=True,
-                ):
-                    assert (np.asarray(v) == np.asarray(s)).all(), function.__name__
-    finally:
-        compiled.use_simd(True)
+    assert_simd_matches_scalar(compiled, calls)
 
 
 def test_fibonacci_nim_one_pile_in_whole_blocks():
