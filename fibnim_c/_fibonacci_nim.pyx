@@ -172,6 +172,7 @@ def is_p(const uint64_t[::1] n, const uint64_t[::1] r, uint8_t[::1] out, uint64_
     cdef Py_ssize_t i, start = 0, done, stop, size = n.shape[0], above_at = -1
     cdef bint unsure, above
     cdef int any_unsure
+    cdef uint64_t v, bound
     with nogil:
         while start < size:
             stop = start + BLOCK if size - start > BLOCK else size
@@ -182,40 +183,65 @@ def is_p(const uint64_t[::1] n, const uint64_t[::1] r, uint8_t[::1] out, uint64_
                                   SIMD_ROWS, &any_unsure)
             # branch-free over the block; the rare unsure ones again, exactly
             for i in range(done, stop):
+                v = n[i]
+                bound = r[i]
                 unsure = False
-                above |= (n[i] > limit) | (r[i] > limit)
-                out[i] = on_arc(golden_fraction(n[i]), top_index_of_bound(r[i]) + 1, &unsure)
+                above |= (v > limit) | (bound > limit)
+                out[i] = on_arc(golden_fraction(v), top_index_of_bound(bound) + 1, &unsure)
                 out[i] |= unsure * UNSURE
                 any_unsure |= unsure
             if above:
                 above_at = first_above(n, r, limit, done, stop)
-                if above_at >= 0:
-                    break
+                break
             if any_unsure:
                 for i in range(start, stop):
                     if out[i] >= UNSURE:
-                        out[i] = (n[i] == 0) | (lowest_term_of(n[i]) > r[i])
+                        # read again, so checked again
+                        v = n[i]
+                        bound = r[i]
+                        if (v > limit) | (bound > limit):
+                            above_at = i
+                            break
+                        out[i] = (v == 0) | (lowest_term_of(v) > bound)
+                if above_at >= 0:
+                    break
             start = stop
     return above_at
 
 
 cdef Py_ssize_t first_above(const uint64_t[::1] n, const uint64_t[::1] r, uint64_t limit,
                             Py_ssize_t start, Py_ssize_t stop) noexcept nogil:
+    # The first of n[start:stop], r[start:stop] above limit; start if another
+    # thread has changed it since it was read.
     cdef Py_ssize_t k
     for k in range(start, stop):
         if n[k] > limit or r[k] > limit:
             return k
+    return start
+
+
+cdef Py_ssize_t winning_take_rows(const uint64_t[::1] n, const uint64_t[::1] r, int64_t[::1] out,
+                 uint64_t limit) noexcept nogil:
+    cdef Py_ssize_t i
+    cdef uint64_t v, bound, low
+    for i in range(n.shape[0]):
+        v = n[i]
+        bound = r[i]
+        if (v > limit) | (bound > limit):
+            return i
+        low = lowest_term_of(v)
+        out[i] = <int64_t>(low if low <= bound else 0)
     return -1
 
 
-def winning_take(const uint64_t[::1] n, const uint64_t[::1] r, int64_t[::1] out):
-    """out[i] = the winning take from (n[i]; r[i]): its lowest term, or 0 if none wins."""
-    cdef Py_ssize_t i
-    cdef uint64_t low
+def winning_take(const uint64_t[::1] n, const uint64_t[::1] r, int64_t[::1] out,
+                 uint64_t limit):
+    """out[i] = the winning take from (n[i]; r[i]): its lowest term, or 0 if none wins.
+    Returns the first i with n or r above limit, or -1."""
+    cdef Py_ssize_t first_bad
     with nogil:
-        for i in range(n.shape[0]):
-            low = lowest_term_of(n[i])
-            out[i] = <int64_t>(low if low <= r[i] else 0)
+        first_bad = winning_take_rows(n, r, out, limit)
+    return first_bad
 
 
 cdef bint two_pile_p(uint64_t x, uint64_t y, uint64_t r) noexcept nogil:
@@ -256,7 +282,7 @@ def two_pile_is_p(const uint64_t[:, ::1] piles, const uint64_t[::1] r, uint8_t[:
     Fibonacci Nim. Checks its bound as it goes, as is_p: returns the first i with
     a pile or r above limit, or -1."""
     cdef Py_ssize_t i, start = 0, done, stop, size = piles.shape[0], above_at = -1
-    cdef uint64_t small, large, bound, x
+    cdef uint64_t xi, yi, ri, small, large, bound, x
     cdef int t, any_unsure
     cdef bint unsure, above, at_least_next, beyond_next
     with nogil:
@@ -271,10 +297,13 @@ def two_pile_is_p(const uint64_t[:, ::1] piles, const uint64_t[::1] r, uint8_t[:
                 done += fib_two_pile8(&piles[start, 0], &r[start], &out[start], stop - start,
                                       limit, SIMD_ROWS, &any_unsure)
             for i in range(done, stop):
-                small = piles[i, 0] if piles[i, 0] < piles[i, 1] else piles[i, 1]
-                large = piles[i, 0] ^ piles[i, 1] ^ small
-                above |= (large > limit) | (r[i] > limit)
-                bound = r[i] if r[i] < large else large
+                xi = piles[i, 0]
+                yi = piles[i, 1]
+                ri = r[i]
+                small = xi if xi < yi else yi
+                large = xi ^ yi ^ small
+                above |= (large > limit) | (ri > limit)
+                bound = ri if ri < large else large
                 t = top_index_of_bound(bound)
                 x = golden_fraction(large - small)
                 unsure = False
@@ -284,6 +313,7 @@ def two_pile_is_p(const uint64_t[:, ::1] piles, const uint64_t[::1] r, uint8_t[:
                 out[i] = (beyond_next | (bound == 0)) | unsure * UNSURE
                 any_unsure |= unsure
             if above:
+                above_at = done  # should another thread have changed it since
                 for i in range(done, stop):
                     if piles[i, 0] > limit or piles[i, 1] > limit or r[i] > limit:
                         above_at = i
@@ -292,59 +322,80 @@ def two_pile_is_p(const uint64_t[:, ::1] piles, const uint64_t[::1] r, uint8_t[:
             if any_unsure:
                 for i in range(start, stop):
                     if out[i] >= UNSURE:
-                        out[i] = two_pile_p(piles[i, 0], piles[i, 1], r[i])
+                        # read again, so checked again
+                        xi = piles[i, 0]
+                        yi = piles[i, 1]
+                        ri = r[i]
+                        if (xi > limit) | (yi > limit) | (ri > limit):
+                            above_at = i
+                            break
+                        out[i] = two_pile_p(xi, yi, ri)
+                if above_at >= 0:
+                    break
             start = stop
     return above_at
 
 
-def two_pile_move(const uint64_t[:, ::1] piles, const uint64_t[::1] r,
-                  int64_t[::1] pile, int64_t[::1] take):
-    """(pile[i], take[i]) = a winning move from (piles[i, 0], piles[i, 1]; r[i]); -1
-    where none.
-
-    If z_1(k) = F_e <= r, taking F_e from the larger pile or F_{e-1} from the
-    smaller one wins; otherwise taking F_t from the smaller one does. The
-    candidates are checked with the theorem, in that order."""
+cdef Py_ssize_t two_pile_move_rows(const uint64_t[:, ::1] piles, const uint64_t[::1] r,
+                  int64_t[::1] pile, int64_t[::1] take, uint64_t limit) noexcept nogil:
     cdef Py_ssize_t i
-    cdef uint64_t xi, yi, bound, k, lo, hi
+    cdef uint64_t xi, yi, ri, bound, k, lo, hi
     cdef uint64_t size[2]
     cdef int small, large, first, c, chosen_pile
     cdef uint64_t candidate_take[2]
     cdef int candidate_pile[2]
     cdef int candidates
     cdef uint64_t chosen_take
-    with nogil:
-        for i in range(piles.shape[0]):
-            xi = piles[i, 0]
-            yi = piles[i, 1]
-            pile[i] = -1
-            take[i] = -1
-            if two_pile_p(xi, yi, r[i]):
+    for i in range(piles.shape[0]):
+        xi = piles[i, 0]
+        yi = piles[i, 1]
+        ri = r[i]
+        if (xi > limit) | (yi > limit) | (ri > limit):
+            return i
+        pile[i] = -1
+        take[i] = -1
+        if two_pile_p(xi, yi, ri):
+            continue
+        size[0] = xi
+        size[1] = yi
+        small = 0 if xi <= yi else 1
+        large = 1 - small
+        k = size[large] - size[small]
+        bound = size[large] if ri > size[large] else ri
+        candidates = 1
+        candidate_pile[0] = small
+        candidate_take[0] = FIB[top_index(bound)]
+        if k:
+            lo = encode_wide(k, &hi)
+            first = lowest_index(lo, hi)
+            if FIB[first] <= bound:
+                candidates = 2
+                candidate_pile[0], candidate_take[0] = large, FIB[first]
+                candidate_pile[1], candidate_take[1] = small, FIB[first - 1]
+        for c in range(candidates):
+            chosen_pile = candidate_pile[c]
+            chosen_take = candidate_take[c]
+            if chosen_take > size[chosen_pile] or chosen_take > bound:
                 continue
-            size[0] = xi
-            size[1] = yi
-            small = 0 if xi <= yi else 1
-            large = 1 - small
-            k = size[large] - size[small]
-            bound = size[large] if r[i] > size[large] else r[i]
-            candidates = 1
-            candidate_pile[0] = small
-            candidate_take[0] = FIB[top_index(bound)]
-            if k:
-                lo = encode_wide(k, &hi)
-                first = lowest_index(lo, hi)
-                if FIB[first] <= bound:
-                    candidates = 2
-                    candidate_pile[0], candidate_take[0] = large, FIB[first]
-                    candidate_pile[1], candidate_take[1] = small, FIB[first - 1]
-            for c in range(candidates):
-                chosen_pile = candidate_pile[c]
-                chosen_take = candidate_take[c]
-                if chosen_take > size[chosen_pile] or chosen_take > bound:
-                    continue
-                size[chosen_pile] -= chosen_take
-                if two_pile_p(size[0], size[1], 2 * chosen_take):
-                    pile[i] = chosen_pile
-                    take[i] = <int64_t>chosen_take
-                    break
-                size[chosen_pile] += chosen_take
+            size[chosen_pile] -= chosen_take
+            if two_pile_p(size[0], size[1], 2 * chosen_take):
+                pile[i] = chosen_pile
+                take[i] = <int64_t>chosen_take
+                break
+            size[chosen_pile] += chosen_take
+    return -1
+
+
+def two_pile_move(const uint64_t[:, ::1] piles, const uint64_t[::1] r,
+                  int64_t[::1] pile, int64_t[::1] take, uint64_t limit):
+    """(pile[i], take[i]) = a winning move from (piles[i, 0], piles[i, 1]; r[i]); -1
+    where none. Returns the first i with a pile or r above limit, or -1.
+
+    If z_1(k) = F_e <= r, taking F_e from the larger pile or F_{e-1} from the
+    smaller one wins; otherwise taking F_t from the smaller one does. The
+    candidates are checked with the theorem, in that order."""
+    cdef Py_ssize_t first_bad
+    with nogil:
+        first_bad = two_pile_move_rows(piles, r, pile, take, limit)
+    return first_bad
+

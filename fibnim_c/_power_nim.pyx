@@ -1,6 +1,7 @@
 # Compiled twin of fibnim._pure.power_nim: the same kernel names and signatures.
-# piles is a C-contiguous uint64 array of shape (positions, k); is_p checks its
-# bound as it goes (see fibnim_c/_wythoff.pyx), winning_move takes checked input.
+# piles is a C-contiguous uint64 array of shape (positions, k). Each kernel
+# checks every value as it reads it (see fibnim_c/_wythoff.pyx) and returns
+# the first row with a pile or r above limit, or -1.
 
 from libc.stdint cimport int64_t, uint8_t, uint64_t
 
@@ -13,41 +14,61 @@ def is_p(const uint64_t[:, ::1] piles, const uint64_t[::1] r, uint8_t[::1] out, 
     Returns the first i with a pile or r above limit, or -1."""
     cdef Py_ssize_t i, j, start = 0, k = piles.shape[1]
     cdef Py_ssize_t above = -1
-    cdef uint64_t x, top
+    cdef uint64_t x, n, bound, top
     with nogil:
         if k == 2 and piles.shape[0] and simd_ready():
             start = power_pairs8(&piles[0, 0], &r[0], &out[0], piles.shape[0], limit)
         for i in range(start, piles.shape[0]):
             x = 0
-            top = r[i]
+            bound = r[i]
+            top = bound
             for j in range(k):
-                x ^= piles[i, j]
-                top = top if top > piles[i, j] else piles[i, j]
+                n = piles[i, j]
+                x ^= n
+                top = top if top > n else n
             if top > limit:
                 above = i
                 break
-            out[i] = (x == 0) | ((x & (0 - x)) > r[i])
+            out[i] = (x == 0) | ((x & (0 - x)) > bound)
     return above
 
 
-def winning_move(const uint64_t[:, ::1] piles, const uint64_t[::1] r,
-                 int64_t[::1] pile, int64_t[::1] take, bint bouton):
-    """(pile[i], take[i]) = the move of spec/math.md section 7 from the first pile
-    with n xor X < n: to n xor X (bouton), or sb(X) counters; -1 where none."""
+cdef Py_ssize_t winning_move_rows(const uint64_t[:, ::1] piles, const uint64_t[::1] r,
+                 int64_t[::1] pile, int64_t[::1] take, bint bouton, uint64_t limit) noexcept nogil:
     cdef Py_ssize_t i, j, k = piles.shape[1]
-    cdef uint64_t x, n
+    cdef uint64_t x, n, bound, top
+    for i in range(piles.shape[0]):
+        x = 0
+        bound = r[i]
+        top = bound
+        for j in range(k):
+            n = piles[i, j]
+            x ^= n
+            top = top if top > n else n
+        if top > limit:
+            return i
+        pile[i] = -1
+        take[i] = -1
+        if x == 0 or (not bouton and (x & (0 - x)) > bound):
+            continue
+        for j in range(k):
+            n = piles[i, j]  # read again, so checked again
+            if n > limit:
+                return i
+            if (n ^ x) < n:
+                pile[i] = j
+                take[i] = <int64_t>(n - (n ^ x) if bouton else x & (0 - x))
+                break
+    return -1
+
+
+def winning_move(const uint64_t[:, ::1] piles, const uint64_t[::1] r,
+                 int64_t[::1] pile, int64_t[::1] take, bint bouton, uint64_t limit):
+    """(pile[i], take[i]) = the move of spec/math.md section 7 from the first pile
+    with n xor X < n: to n xor X (bouton), or sb(X) counters; -1 where none.
+    Returns the first i with a pile or r above limit, or -1."""
+    cdef Py_ssize_t first_bad
     with nogil:
-        for i in range(piles.shape[0]):
-            x = 0
-            for j in range(k):
-                x ^= piles[i, j]
-            pile[i] = -1
-            take[i] = -1
-            if x == 0 or (not bouton and (x & (0 - x)) > r[i]):
-                continue
-            for j in range(k):
-                n = piles[i, j]
-                if (n ^ x) < n:
-                    pile[i] = j
-                    take[i] = <int64_t>(n - (n ^ x) if bouton else x & (0 - x))
-                    break
+        first_bad = winning_move_rows(piles, r, pile, take, bouton, limit)
+    return first_bad
+

@@ -1,12 +1,13 @@
 # Compiled twin of fibnim._pure.wythoff: the same kernel names and signatures.
-# Inputs are native-endian, C-contiguous uint64 arrays with every value
-# <= 2**63 - 1 (pair: n <= 3523014627193176565, so that b_n fits int64).
+# Inputs are native-endian, C-contiguous uint64 arrays; every value they take
+# is <= `limit` <= 2**63 - 1 (pair: n <= 3523014627193176565, so that b_n fits
+# int64).
 #
-# The kernels with a `limit` argument check that bound themselves, as they go,
-# so that int64 input needs no separate pass of checks (a negative int64 seen
-# as uint64 is above any limit <= 2**63 - 1): they compute nothing from a value
-# above it and return its index (or -1), and fibnim._apply then reports the
-# offending value just as its own checks would have.
+# Every kernel checks that bound itself, as it reads each value, so that int64
+# input needs no separate pass of checks (a negative int64 seen as uint64 is
+# above any limit <= 2**63 - 1) and a value another thread writes meanwhile is
+# never trusted: a kernel computes nothing from a value above the limit and
+# returns its index (or -1), and fibnim._apply then reports the offending value.
 
 from libc.stdint cimport int64_t, uint8_t, uint64_t
 
@@ -37,18 +38,19 @@ cdef inline bint safe(uint64_t small, uint64_t large, bint misere) noexcept nogi
 def pair(const uint64_t[::1] n, int64_t[::1] a, int64_t[::1] b, uint64_t limit):
     """(a[i], b[i]) = (a_n, b_n) for n = n[i]; the index of the first n above limit, or -1."""
     cdef Py_ssize_t i, start = 0
-    cdef uint64_t lower
+    cdef uint64_t v, lower
     cdef Py_ssize_t above = -1
     with nogil:
         if n.shape[0] and simd_ready():
             start = pair8(&n[0], &a[0], &b[0], n.shape[0], limit)
         for i in range(start, n.shape[0]):
-            if n[i] > limit:
+            v = n[i]  # read once: the value checked is the value used
+            if v > limit:
                 above = i
                 break
-            lower = beatty(n[i])
+            lower = beatty(v)
             a[i] = <int64_t>lower
-            b[i] = <int64_t>(lower + n[i])
+            b[i] = <int64_t>(lower + v)
     return above
 
 
@@ -57,14 +59,16 @@ def is_safe(const uint64_t[::1] x, const uint64_t[::1] y, uint8_t[::1] out, bint
     """out[i] = 1 where (x[i], y[i]) is a P-position; the index of the first pile
     above limit, or -1."""
     cdef Py_ssize_t i, start = 0
-    cdef uint64_t small, large
+    cdef uint64_t xi, yi, small, large
     cdef Py_ssize_t above = -1
     with nogil:
         if x.shape[0] and not misere and simd_ready():
             start = is_safe8(&x[0], &y[0], &out[0], x.shape[0], limit)
         for i in range(start, x.shape[0]):
-            small = x[i] if x[i] < y[i] else y[i]
-            large = x[i] ^ y[i] ^ small
+            xi = x[i]
+            yi = y[i]
+            small = xi if xi < yi else yi
+            large = xi ^ yi ^ small
             if large > limit:
                 above = i
                 break
@@ -75,13 +79,14 @@ def is_safe(const uint64_t[::1] x, const uint64_t[::1] y, uint8_t[::1] out, bint
 cdef Py_ssize_t classify(const uint64_t[::1] x, uint8_t[::1] out, uint64_t limit, bint upper) noexcept nogil:
     # is_lower and is_upper: out[i] = 1 where x[i] >= 1 is an A-number (B-number, upper)
     cdef Py_ssize_t i, start = 0
-    cdef uint64_t below
+    cdef uint64_t v, below
     if x.shape[0] and simd_ready():
         start = is_lower8(&x[0], &out[0], x.shape[0], upper, limit)
     for i in range(start, x.shape[0]):
-        if x[i] > limit:
+        v = x[i]
+        if v > limit:
             return i
-        out[i] = (x[i] != 0) & (lower_count(x[i], &below) != upper)
+        out[i] = (v != 0) & (lower_count(v, &below) != upper)
     return -1
 
 
@@ -101,34 +106,53 @@ def is_upper(const uint64_t[::1] x, uint8_t[::1] out, uint64_t limit):
     return above
 
 
-def index(const uint64_t[::1] x, int64_t[::1] out):
-    """out[i] = the n of the safe pair holding x[i]; 0 for 0."""
+cdef Py_ssize_t index_rows(const uint64_t[::1] x, int64_t[::1] out, uint64_t limit) noexcept nogil:
     cdef Py_ssize_t i
-    cdef uint64_t below
+    cdef uint64_t v, below
     cdef bint lower
-    with nogil:
-        for i in range(x.shape[0]):
-            lower = lower_count(x[i], &below)  # 0: not lower, and below = 0
-            out[i] = <int64_t>select(lower, below, x[i] - below)
+    for i in range(x.shape[0]):
+        v = x[i]
+        if v > limit:
+            return i
+        lower = lower_count(v, &below)  # 0: not lower, and below = 0
+        out[i] = <int64_t>select(lower, below, v - below)
+    return -1
 
 
-def partner(const uint64_t[::1] x, int64_t[::1] out):
-    """out[i] = the other member of x[i]'s safe pair. Returns the first i whose
-    partner exceeds 2**63 - 1 (a large A-number), or -1."""
-    cdef Py_ssize_t i
-    cdef Py_ssize_t first_too_large = -1
-    cdef uint64_t below, other
-    cdef bint lower
+def index(const uint64_t[::1] x, int64_t[::1] out, uint64_t limit):
+    """out[i] = the n of the safe pair holding x[i]; 0 for 0. Returns the index of
+    the first x above limit, or -1."""
+    cdef Py_ssize_t first_bad
     with nogil:
-        for i in range(x.shape[0]):
-            # b_n = a_n + n for a_n; a_n = below for b_n; 0 for 0 (below = 0).
-            # x < 2**63 and below <= x, so x + below does not wrap.
-            lower = lower_count(x[i], &below)  # before below is read
-            other = select(lower, x[i] + below, below)
-            if other >> 63 and first_too_large < 0:
-                first_too_large = i
-            out[i] = <int64_t>other
-    return first_too_large
+        first_bad = index_rows(x, out, limit)
+    return first_bad
+
+
+cdef Py_ssize_t partner_rows(const uint64_t[::1] x, int64_t[::1] out, uint64_t limit) noexcept nogil:
+    cdef Py_ssize_t i
+    cdef uint64_t v, below, other
+    cdef bint lower
+    for i in range(x.shape[0]):
+        v = x[i]
+        if v > limit:
+            return i
+        # b_n = a_n + n for a_n; a_n = below for b_n; 0 for 0 (below = 0).
+        # v < 2**63 and below <= v, so v + below does not wrap.
+        lower = lower_count(v, &below)  # before below is read
+        other = select(lower, v + below, below)
+        if other >> 63:
+            return i
+        out[i] = <int64_t>other
+    return -1
+
+
+def partner(const uint64_t[::1] x, int64_t[::1] out, uint64_t limit):
+    """out[i] = the other member of x[i]'s safe pair. Returns the first i with x[i]
+    above limit or a partner above 2**63 - 1 (a large A-number), or -1."""
+    cdef Py_ssize_t first_bad
+    with nogil:
+        first_bad = partner_rows(x, out, limit)
+    return first_bad
 
 
 cdef inline void misere_endgame(uint64_t s, uint64_t l, uint64_t* ts, uint64_t* tl) noexcept nogil:
@@ -160,6 +184,7 @@ def winning_move(const uint64_t[::1] x, const uint64_t[::1] y, int64_t[::1] tx, 
     cdef Py_ssize_t start = 0
     cdef Py_ssize_t size = x.shape[0]
     cdef Py_ssize_t diagonal_at[BLOCK]
+    cdef uint64_t diagonal_d[BLOCK]
     cdef uint64_t xi, yi, s, l, n, other, d, ts, tl, empty, none, swapped
     cdef bint lower, diagonal
     cdef Py_ssize_t above = -1
@@ -196,24 +221,32 @@ def winning_move(const uint64_t[::1] x, const uint64_t[::1] y, int64_t[::1] tx, 
                 # a_n < l < b_n: the diagonal move, left to pass 2 (rare on most data)
                 diagonal = lower & (l < other) & (s != 0) & (s != l)
                 diagonal_at[diagonals] = i
+                diagonal_d[diagonals] = l - s  # kept: x and y may change under us
                 diagonals += diagonal
             if above >= 0:
                 break
             # Pass 2: to (a_d, b_d), d = l - s: the same amount from both piles.
             for j in range(diagonals):
                 i = diagonal_at[j]
-                xi = x[i]
-                yi = y[i]
-                s = xi if xi < yi else yi
-                d = (xi ^ yi ^ s) - s
+                d = diagonal_d[j]
                 ts = beatty(d)
                 tl = ts + d
-                tx[i] = <int64_t>(ts if xi <= yi else tl)
-                ty[i] = <int64_t>(tl if xi <= yi else ts)
+                # pass 1 wrote tx[i] = s, ty[i] = the partner when x <= y, or else
+                # the other way round; the partner exceeds s
+                swapped = 0 - <uint64_t>(tx[i] > ty[i])
+                tx[i] = <int64_t>((ts & ~swapped) | (tl & swapped))
+                ty[i] = <int64_t>((tl & ~swapped) | (ts & swapped))
             if misere:
                 for i in range(start, stop):
-                    if x[i] <= 2 or y[i] <= 2 or (<uint64_t>tx[i] <= 2 and <uint64_t>ty[i] <= 2):
-                        misere_fix(x[i], y[i], &tx[i], &ty[i])
+                    xi = x[i]
+                    yi = y[i]
+                    if (xi > limit) | (yi > limit):
+                        above = i
+                        break
+                    if xi <= 2 or yi <= 2 or (<uint64_t>tx[i] <= 2 and <uint64_t>ty[i] <= 2):
+                        misere_fix(xi, yi, &tx[i], &ty[i])
+                if above >= 0:
+                    break
             start = stop
     return above
 
@@ -244,24 +277,38 @@ cdef inline void misere_fix(uint64_t x, uint64_t y, int64_t* tx, int64_t* ty) no
         tx[0], ty[0] = <int64_t>tl, <int64_t>ts
 
 
-def array_position(const uint64_t[::1] x, int64_t[::1] row, int64_t[::1] column):
-    """(row[i], column[i]) = the 1-based place of x[i] >= 1 in the Wythoff array."""
+cdef Py_ssize_t array_position_rows(const uint64_t[::1] x, int64_t[::1] row, int64_t[::1] column,
+                   uint64_t limit) noexcept nogil:
     cdef Py_ssize_t i
-    cdef uint64_t lo, hi, first, n
+    cdef uint64_t v, lo, hi, first, n
     cdef int shift
+    for i in range(x.shape[0]):
+        v = x[i]
+        if (v == 0) | (v > limit):
+            return i
+        # Each row is a chain of left shifts of its first entry, a_{a_r}.
+        lo = encode_wide(v, &hi)
+        shift = ctz64(lo) if lo else 64 + ctz64(hi)
+        if shift >= 64:
+            lo = hi >> (shift - 64)
+            hi = 0
+        elif shift > 0:
+            lo = (lo >> shift) | (hi << (64 - shift))
+            hi >>= shift
+        first = decode_wide(lo, hi)
+        lower_count(first, &n)  # first = a_n with n = a_r, an A-number too
+        lower_count(n, &first)
+        row[i] = <int64_t>first
+        column[i] = shift + 1
+    return -1
+
+
+def array_position(const uint64_t[::1] x, int64_t[::1] row, int64_t[::1] column,
+                   uint64_t limit):
+    """(row[i], column[i]) = the 1-based place of x[i] >= 1 in the Wythoff array.
+    Returns the first i with x[i] = 0 (not in the array) or above limit, or -1."""
+    cdef Py_ssize_t first_bad
     with nogil:
-        for i in range(x.shape[0]):
-            # Each row is a chain of left shifts of its first entry, a_{a_r}.
-            lo = encode_wide(x[i], &hi)
-            shift = ctz64(lo) if lo else 64 + ctz64(hi)
-            if shift >= 64:
-                lo = hi >> (shift - 64)
-                hi = 0
-            elif shift > 0:
-                lo = (lo >> shift) | (hi << (64 - shift))
-                hi >>= shift
-            first = decode_wide(lo, hi)
-            lower_count(first, &n)  # first = a_n with n = a_r, an A-number too
-            lower_count(n, &first)
-            row[i] = <int64_t>first
-            column[i] = shift + 1
+        first_bad = array_position_rows(x, row, column, limit)
+    return first_bad
+

@@ -1,5 +1,8 @@
 # Compiled twin of fibnim._pure.zeckendorf: the same kernel names and
-# signatures. Inputs are checked, native-endian, C-contiguous uint64 arrays.
+# signatures. Inputs are native-endian, C-contiguous uint64 arrays that others
+# may write while a kernel runs, so every kernel checks each value as it reads
+# it (against `limit`, and its own rule) and computes nothing from a bad one:
+# it returns that value's index, or -1, and fibnim._apply raises the error.
 
 from libc.stdint cimport uint8_t, uint64_t, int64_t
 
@@ -22,102 +25,194 @@ cdef inline void write_digits(uint8_t* row, Py_ssize_t width, uint64_t lo, uint6
         else:
             row[width - 1 - bit] = 0
 
-# The (j, a_j, c_j) of each block estimate in _scalar.encode_level, so the
-# tests can recompute the error bound the proof there relies on.
+# The (j, a_j, c_j) of each block estimate of _scalar.encode, so the tests can
+# recompute the error bound the proof there relies on.
 ENCODE_LEVELS = ((44, 23, C44), (22, 8, C22))
 
 
-def fib(const uint64_t[::1] k, uint64_t[::1] out):
-    """out[i] = F_{k[i]}, k[i] <= 93."""
+cdef Py_ssize_t fib_rows(const uint64_t[::1] k, uint64_t[::1] out, uint64_t limit) noexcept nogil:
     cdef Py_ssize_t i
+    for i in range(k.shape[0]):
+        if k[i] > limit:
+            return i
+        out[i] = FIB[k[i]]
+    return -1
+
+
+def fib(const uint64_t[::1] k, uint64_t[::1] out, uint64_t limit):
+    """out[i] = F_{k[i]}; returns the first i with k[i] above limit (<= 93), or -1."""
+    cdef Py_ssize_t first_bad
     with nogil:
-        for i in range(k.shape[0]):
-            out[i] = FIB[k[i]]
+        first_bad = fib_rows(k, out, limit)
+    return first_bad
 
 
-def encode(const uint64_t[::1] n, uint64_t[::1] out):
-    """out[i] = the Zeckendorf code of n[i] < F_66."""
+cdef Py_ssize_t encode_rows(const uint64_t[::1] n, uint64_t[::1] out, uint64_t limit) noexcept nogil:
     cdef Py_ssize_t i, size = n.shape[0]
     cdef uint64_t a0, a1, a2, a3
+    # Four at a time, loaded before anything is stored: the four chains of
+    # dependent look-ups then overlap (out may alias n, which would
+    # otherwise keep the compiler from reordering them). Each value is
+    # checked as it is loaded, never before: the tables end at F_66.
+    for i in range(0, size - 3, 4):
+        a0 = n[i]
+        a1 = n[i + 1]
+        a2 = n[i + 2]
+        a3 = n[i + 3]
+        if (a0 > limit) | (a1 > limit) | (a2 > limit) | (a3 > limit):
+            return first_above(n, limit, i, size)
+        a0 = encode_one(a0)
+        a1 = encode_one(a1)
+        a2 = encode_one(a2)
+        a3 = encode_one(a3)
+        out[i] = a0
+        out[i + 1] = a1
+        out[i + 2] = a2
+        out[i + 3] = a3
+    for i in range(size - size % 4, size):
+        a0 = n[i]
+        if a0 > limit:
+            return i
+        out[i] = encode_one(a0)
+    return -1
+
+
+def encode(const uint64_t[::1] n, uint64_t[::1] out, uint64_t limit):
+    """out[i] = the Zeckendorf code of n[i]; returns the first i with n[i] above
+    limit (< F_66), or -1."""
+    cdef Py_ssize_t first_bad
     with nogil:
-        # Four at a time, loaded before anything is stored: the four chains of
-        # dependent look-ups then overlap (out may alias n, which would
-        # otherwise keep the compiler from reordering them).
-        for i in range(0, size - 3, 4):
-            a0 = n[i]
-            a1 = n[i + 1]
-            a2 = n[i + 2]
-            a3 = n[i + 3]
-            a0 = encode_one(a0)
-            a1 = encode_one(a1)
-            a2 = encode_one(a2)
-            a3 = encode_one(a3)
-            out[i] = a0
-            out[i + 1] = a1
-            out[i + 2] = a2
-            out[i + 3] = a3
-        for i in range(size - size % 4, size):
-            out[i] = encode_one(n[i])
+        first_bad = encode_rows(n, out, limit)
+    return first_bad
 
 
-def decode(const uint64_t[::1] code, int64_t[::1] out):
-    """out[i] = the value of code[i], a code with no two adjacent bits."""
+cdef Py_ssize_t first_above(const uint64_t[::1] n, uint64_t limit, Py_ssize_t start,
+                            Py_ssize_t stop) noexcept nogil:
+    # Where a block of four held a value above limit: the first such one now.
+    # If another thread has changed it since, the block's start stands for it.
     cdef Py_ssize_t i
-    with nogil:
-        for i in range(code.shape[0]):
-            out[i] = <int64_t>decode_one(code[i])
+    for i in range(start, stop):
+        if n[i] > limit:
+            return i
+    return start
 
 
-def lowest_term(const uint64_t[::1] n, uint64_t[::1] out):
-    """out[i] = z_1(n[i]), the smallest Zeckendorf term; 0 for 0."""
+cdef Py_ssize_t decode_rows(const uint64_t[::1] code, int64_t[::1] out, uint64_t limit) noexcept nogil:
     cdef Py_ssize_t i
+    cdef uint64_t c
+    for i in range(code.shape[0]):
+        c = code[i]
+        if (c > limit) | ((c & (c >> 1)) != 0):
+            return i
+        out[i] = <int64_t>decode_one(c)
+    return -1
+
+
+def decode(const uint64_t[::1] code, int64_t[::1] out, uint64_t limit):
+    """out[i] = the value of code[i]; returns the first i where code[i] is above
+    limit or has two adjacent set bits, or -1."""
+    cdef Py_ssize_t first_bad
     with nogil:
-        for i in range(n.shape[0]):
-            out[i] = lowest_term_of(n[i])
+        first_bad = decode_rows(code, out, limit)
+    return first_bad
 
 
-def is_fibonacci(const uint64_t[::1] n, uint8_t[::1] out):
-    """out[i] = 1 if n[i] is a Fibonacci number (0 = F_0 included)."""
+cdef Py_ssize_t lowest_term_rows(const uint64_t[::1] n, uint64_t[::1] out, uint64_t limit) noexcept nogil:
     cdef Py_ssize_t i
-    cdef uint64_t lo, hi
+    cdef uint64_t v
+    for i in range(n.shape[0]):
+        v = n[i]
+        if v > limit:
+            return i
+        out[i] = lowest_term_of(v)
+    return -1
+
+
+def lowest_term(const uint64_t[::1] n, uint64_t[::1] out, uint64_t limit):
+    """out[i] = z_1(n[i]), the smallest Zeckendorf term; 0 for 0. Returns the
+    first i with n[i] above limit, or -1."""
+    cdef Py_ssize_t first_bad
     with nogil:
-        for i in range(n.shape[0]):
-            lo = encode_wide(n[i], &hi)
-            # one term at most: clearing the lowest bit leaves nothing
-            out[i] = ((lo & (lo - 1)) | hi) == 0 if lo else (hi & (hi - 1)) == 0
+        first_bad = lowest_term_rows(n, out, limit)
+    return first_bad
 
 
-def digits(const uint64_t[::1] n, uint8_t[:, ::1] out):
-    """out[i] = the digits of n[i] for F_{w+1} .. F_2, w = out.shape[1] >= its digit count."""
+cdef Py_ssize_t is_fibonacci_rows(const uint64_t[::1] n, uint8_t[::1] out, uint64_t limit) noexcept nogil:
+    cdef Py_ssize_t i
+    cdef uint64_t v, lo, hi
+    for i in range(n.shape[0]):
+        v = n[i]
+        if v > limit:
+            return i
+        lo = encode_wide(v, &hi)
+        # one term at most: clearing the lowest bit leaves nothing
+        out[i] = ((lo & (lo - 1)) | hi) == 0 if lo else (hi & (hi - 1)) == 0
+    return -1
+
+
+def is_fibonacci(const uint64_t[::1] n, uint8_t[::1] out, uint64_t limit):
+    """out[i] = 1 if n[i] is a Fibonacci number (0 = F_0 included). Returns the
+    first i with n[i] above limit, or -1."""
+    cdef Py_ssize_t first_bad
+    with nogil:
+        first_bad = is_fibonacci_rows(n, out, limit)
+    return first_bad
+
+
+cdef Py_ssize_t digits_rows(const uint64_t[::1] n, uint8_t[:, ::1] out, uint64_t limit) noexcept nogil:
     cdef Py_ssize_t i
     cdef Py_ssize_t width = out.shape[1]
-    cdef uint64_t lo, hi
+    cdef uint64_t v, lo, hi
+    for i in range(n.shape[0]):
+        v = n[i]
+        if v > limit:
+            return i
+        lo = encode_wide(v, &hi)
+        write_digits(&out[i, 0], width, lo, hi)
+    return -1
+
+
+def digits(const uint64_t[::1] n, uint8_t[:, ::1] out, uint64_t limit):
+    """out[i] = the digits of n[i] for F_{w+1} .. F_2, w = out.shape[1]. Returns the
+    first i with n[i] above limit (F_{w+2} - 1 at most, so that the digits fit), or -1."""
+    cdef Py_ssize_t first_bad
     with nogil:
-        for i in range(n.shape[0]):
-            lo = encode_wide(n[i], &hi)
-            write_digits(&out[i, 0], width, lo, hi)
+        first_bad = digits_rows(n, out, limit)
+    return first_bad
 
 
-def second_canonical_digits(const uint64_t[::1] n, uint8_t[:, ::1] out):
-    """out[i] = the second canonical digits of n[i] >= 1 for F_w .. F_1, w = out.shape[1]."""
+cdef Py_ssize_t second_canonical_digits_rows(const uint64_t[::1] n, uint8_t[:, ::1] out, uint64_t limit) noexcept nogil:
     cdef Py_ssize_t i
     cdef Py_ssize_t width = out.shape[1]
-    cdef uint64_t lo, hi
+    cdef uint64_t v, lo, hi
     cdef int low
+    for i in range(n.shape[0]):
+        v = n[i]
+        if (v == 0) | (v > limit):
+            return i
+        lo = encode_wide(v, &hi)
+        low = lowest_index(lo, hi)
+        # Silber positions: bit p - 1 stands for F_p, so the code moves up one.
+        hi = (hi << 1) | (lo >> 63)
+        lo <<= 1
+        if low % 2 == 0:
+            # F_{2j} -> F_{2j-1} + F_{2j-3} + ... + F_1 (spec/math.md section 3)
+            if low <= 64:
+                lo ^= (<uint64_t>1) << (low - 1)
+                lo |= EVEN_BITS & ((<uint64_t>2 << (low - 2)) - 1)
+            else:
+                hi ^= (<uint64_t>1) << (low - 65)
+                lo |= EVEN_BITS
+                hi |= EVEN_BITS & ((<uint64_t>2 << (low - 66)) - 1)
+        write_digits(&out[i, 0], width, lo, hi)
+    return -1
+
+
+def second_canonical_digits(const uint64_t[::1] n, uint8_t[:, ::1] out, uint64_t limit):
+    """out[i] = the second canonical digits of n[i] for F_w .. F_1, w = out.shape[1].
+    Returns the first i with n[i] = 0 (which has no such form) or above limit, or -1."""
+    cdef Py_ssize_t first_bad
     with nogil:
-        for i in range(n.shape[0]):
-            lo = encode_wide(n[i], &hi)
-            low = lowest_index(lo, hi)
-            # Silber positions: bit p - 1 stands for F_p, so the code moves up one.
-            hi = (hi << 1) | (lo >> 63)
-            lo <<= 1
-            if low % 2 == 0:
-                # F_{2j} -> F_{2j-1} + F_{2j-3} + ... + F_1 (spec/math.md section 3)
-                if low <= 64:
-                    lo ^= (<uint64_t>1) << (low - 1)
-                    lo |= EVEN_BITS & ((<uint64_t>2 << (low - 2)) - 1)
-                else:
-                    hi ^= (<uint64_t>1) << (low - 65)
-                    lo |= EVEN_BITS
-                    hi |= EVEN_BITS & ((<uint64_t>2 << (low - 66)) - 1)
-            write_digits(&out[i, 0], width, lo, hi)
+        first_bad = second_canonical_digits_rows(n, out, limit)
+    return first_bad
+

@@ -24,6 +24,7 @@ from fibnim._checks import (
     element_index,
     integers,
     own_index,
+    index_text,
     refuse,
 )
 
@@ -53,13 +54,15 @@ def _chunks(values: np.ndarray, core: int) -> Iterator[np.ndarray]:
         yield flat[start : start + CHUNK]
 
 
-def as_uint64(chunk: np.ndarray) -> np.ndarray:
-    """A checked (non-negative) chunk as native contiguous uint64, without a copy when possible."""
-    if chunk.dtype == np.uint64 and chunk.flags.c_contiguous:
-        return chunk
-    if chunk.dtype == np.int64 and chunk.flags.c_contiguous:
+def kernel_input(chunk: np.ndarray) -> np.ndarray:
+    """A chunk as the native, C-contiguous uint64 a kernel reads: a view of it when
+    it is int64 or uint64 already (the kernel checks each value as it reads it,
+    so memory that others write is safe), otherwise a private converted copy
+    (signed values through int64, so that a negative one stays one)."""
+    if chunk.dtype.isnative and chunk.dtype.itemsize == 8 and chunk.flags.c_contiguous:
         return chunk.view(np.uint64)
-    return np.ascontiguousarray(chunk, dtype=np.uint64)
+    wide = np.int64 if chunk.dtype.kind == "i" else np.uint64
+    return np.array(chunk, dtype=wide, order="C").view(np.uint64)
 
 
 def result_array(
@@ -68,7 +71,7 @@ def result_array(
     """A new result array, or `out` once its shape and dtype are checked."""
     if out is None:
         return np.empty(shape, dtype=dtype)
-    if not isinstance(out, np.ndarray):
+    if not isinstance(out, np.ndarray) or isinstance(out, np.ma.MaskedArray):
         raise TypeError(f"{where}: out must be a numpy array, not {type(out).__name__}")
     if out.shape != shape or out.dtype != np.dtype(dtype):
         raise ValueError(
@@ -80,11 +83,34 @@ def result_array(
     return out
 
 
-def _rows(out: np.ndarray, ndim: int) -> tuple[np.ndarray, np.ndarray]:
-    """(target, rows): a C-contiguous array to fill (`out` itself when it is one), and
-    a view of it with one row per input element (the first `ndim` axes flattened)."""
-    target = out if out.flags.c_contiguous else np.empty_like(out, order="C")
-    return target, target.reshape((-1, *out.shape[ndim:]))
+def overlap(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether a and b share memory (when that is too hard to decide: yes)."""
+    if not np.may_share_memory(a, b):
+        return False
+    try:
+        return bool(np.shares_memory(a, b, max_work=1000))
+    except np.exceptions.TooHardError:
+        return True
+
+
+def _targets(
+    outs: Sequence[np.ndarray], ndim: int, inputs: Sequence[np.ndarray], where: str
+) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """(targets, rows): C-contiguous arrays to fill (each out itself, unless it is
+    not C-contiguous or shares memory with an input, as numpy's ufuncs decide),
+    and views of them with one row per input element (the first `ndim` axes
+    flattened). Outs that share memory with each other are refused."""
+    for i, out in enumerate(outs):
+        for j in range(i):
+            if overlap(out, outs[j]):
+                raise ValueError(f"{where}: out[{j}] and out[{i}] share memory")
+    targets = [
+        out
+        if out.flags.c_contiguous and not any(overlap(out, a) for a in inputs)
+        else np.empty(out.shape, dtype=out.dtype)
+        for out in outs
+    ]
+    return targets, [t.reshape((-1, *t.shape[ndim:])) for t in targets]
 
 
 def _copy_back(targets: Sequence[np.ndarray], outs: Sequence[np.ndarray]) -> None:
@@ -93,8 +119,21 @@ def _copy_back(targets: Sequence[np.ndarray], outs: Sequence[np.ndarray]) -> Non
             out[...] = target
 
 
+def _limit(high: Bound | None, inputs: Sequence[np.ndarray]) -> int:
+    """The bound a kernel checks: the high one, and for signed input at most
+    2**63 - 1, so that a negative value, seen as uint64, is above it."""
+    limit = UINT64_MAX if high is None else min(high.limit, UINT64_MAX)
+    signed = [a.dtype.kind == "i" for a in inputs]
+    if not any(signed):
+        return limit
+    # a function of several arguments bounds them by 2**63 - 1, so that signed and
+    # unsigned ones can share one limit
+    assert all(signed) or limit <= INT64_MAX, "mixed signs need a bound <= 2**63 - 1"
+    return min(limit, INT64_MAX)
+
+
 def map_arrays(
-    kernel: Callable[..., Any],
+    kernel: Callable[..., int],
     inputs: Sequence[np.ndarray],
     names: Sequence[str],
     outs: Sequence[np.ndarray],
@@ -103,24 +142,23 @@ def map_arrays(
     high: Bound | None = None,
     extra: tuple[tuple[Test, Bound], ...] = (),
     options: tuple[Any, ...] = (),
-    result_bound: Bound | None = None,
+    result_check: tuple[Callable[[int], bool], Bound] | None = None,
     core: Sequence[int] | None = None,
-    self_check: bool = False,
 ) -> None:
-    """Check integer arrays and run `kernel(*chunks, *out_chunks, *options)` over them.
+    """Run `kernel(*chunks, *out_chunks, *options, limit)` over integer arrays.
 
     The inputs are broadcast together; every out has the broadcast shape,
     possibly with trailing axes of its own (digits). An input with core[i] > 0
     keeps its last axis (of that length) whole: its chunks are 2-d rows. Bool
-    results are handed to the kernel as uint8. A kernel whose answer may not
-    fit its output returns the chunk index of the first such element (or -1);
-    `result_bound` says why, naming that element of the first input.
+    results are handed to the kernel as uint8.
 
-    A kernel that checks the upper bound itself (self_check) takes it as its
-    last argument and returns the index of the first value above it, or -1.
-    Then int64 and uint64 input skips the separate pass of checks: a negative
-    int64, seen as uint64, is above any bound <= 2**63 - 1. Where the kernel
-    stops, the checks run on that chunk and report the value as they would have.
+    The kernel checks every value as it reads it, against `limit` (see
+    `_limit`) and its own rule (the `extra` tests), so that no value that
+    another thread writes meanwhile is trusted and no separate pass of checks
+    is needed. It returns the chunk index of the first bad value, or -1; then
+    the checks run on that chunk to raise the error they name. A kernel whose
+    answer may not fit its output stops there too: `result_check` (a test of
+    the first input's value, and its bound) says why.
     """
     cores = list(core) if core is not None else [0] * len(inputs)
     leading = [a.shape[: a.ndim - 1] if c else a.shape for a, c in zip(inputs, cores, strict=True)]
@@ -131,44 +169,36 @@ def map_arrays(
         else np.broadcast_to(a, shape + ((c,) if c else ()))
         for a, c in zip(inputs, cores, strict=True)
     ]
-    targets, rows = zip(*(_rows(out, len(shape)) for out in outs), strict=True)
-    rows = tuple(r.view(np.uint8) if r.dtype == np.bool_ else r for r in rows)
-    # one value broadcast over everything (a scalar bound, say) is checked once
-    single = [a.size == 1 and not c for a, c in zip(inputs, cores, strict=True)]
-    for a, name, one in zip(inputs, names, single, strict=True):
-        if one:
-            check_chunk(a.reshape(-1), 0, a.shape, a.shape, where, name, low, high, extra)
-    kernel_checks = (
-        self_check
-        and low == NONNEGATIVE
-        and high is not None
-        and high.limit <= INT64_MAX
-        and not extra
-        and all(a.dtype in (np.int64, np.uint64) and a.dtype.isnative for a in inputs)
-    )
-    limit = high.limit if kernel_checks and high is not None else UINT64_MAX
+    targets, rows = _targets(outs, len(shape), inputs, where)
+    rows = [r.view(np.uint8) if r.dtype == np.bool_ else r for r in rows]
+    limit = _limit(high, inputs)
+    signs = [a.dtype.kind == "i" for a in inputs]
     start = 0
     for chunks in zip(*(_chunks(a, c) for a, c in zip(spread, cores, strict=True)), strict=True):
+        arguments = [kernel_input(chunk) for chunk in chunks]
+        # as the kernel read them: signed input seen as signed again
+        seen = [a.view(np.int64) if s else a for a, s in zip(arguments, signs, strict=True)]
 
-        def check(chunks: tuple[np.ndarray, ...] = chunks, start: int = start) -> None:
-            for chunk, own, name, c, one in zip(chunks, inputs, names, cores, single, strict=True):
-                if not one:
-                    full = shape + ((c,) if c else ())
-                    check_chunk(
-                        chunk, start * max(c, 1), full, own.shape, where, name, low, high, extra
-                    )
+        def check(start: int = start, seen: list[np.ndarray] = seen) -> None:
+            for chunk, own, name, c in zip(seen, inputs, names, cores, strict=True):
+                full = shape + ((c,) if c else ())
+                check_chunk(chunk, start * max(c, 1), full, own.shape, where, name, low, high, extra)
 
-        if not kernel_checks:
-            check()
         stop = start + len(chunks[0])
-        arguments = (*map(as_uint64, chunks), *(r[start:stop] for r in rows), *options)
-        bad = kernel(*arguments, limit) if self_check else kernel(*arguments)
-        if self_check and bad >= 0:
+        bad = kernel(*arguments, *(r[start:stop] for r in rows), *options, limit)
+        if bad >= 0:
             check()  # raises, naming the value the kernel stopped at
-            raise AssertionError(f"{where}: the kernel stopped at {bad}; the checks found nothing")
-        if result_bound is not None and bad is not None and bad >= 0:
             index = own_index(element_index(shape, start + bad), inputs[0].shape)
-            raise refuse(where, names[0], index, int(chunks[0][bad]), result_bound)
+            if result_check is not None:
+                value = int(seen[0].reshape(len(seen[0]), -1)[bad, 0])
+                test, bound = result_check
+                if test(value):
+                    raise refuse(where, names[0], index, value, bound)
+            raise RuntimeError(
+                f"{where}: {names[0]}{index_text(index)} (or another argument there) was out of "
+                "range when read and is not now: the array changed while fibnim read it "
+                "(nothing was computed from the changed value)"
+            )
         start = stop
     _copy_back(targets, outs)
 
@@ -190,7 +220,7 @@ def map_objects(
     `high` is only for limits of the result's layout (a digit width).
     """
     shape = np.broadcast_shapes(*(a.shape for a in inputs))
-    targets, rows = zip(*(_rows(out, len(shape)) for out in outs), strict=True)
+    targets, rows = _targets(outs, len(shape), inputs, where)
     for flat, values in enumerate(np.broadcast(*inputs) if len(inputs) > 1 else inputs[0].flat):
         values = values if len(inputs) > 1 else (values,)
         here = element_index(shape, flat)
@@ -232,25 +262,27 @@ def apply(
     high: Bound | None = None,
     extra: tuple[tuple[Test, Bound], ...] = (),
     options: tuple[Any, ...] = (),
-    result_bound: Bound | None = None,
+    result_check: tuple[Callable[[int], bool], Bound] | None = None,
     outs: Sequence[np.ndarray | None] | None = None,
     element: Callable[..., Any] | None = None,
-    self_check: bool = False,
+    exact_high: Bound | None = None,
 ) -> Any:
     """One public call: `arguments` are (value, name) pairs.
 
-    All scalars: `exact(*ints)`, exact for any size. Otherwise arrays of the
-    broadcast shape, one per dtype: from `kernel` for integer arrays (checked
-    against low, high and extra; high only applies to fixed-width arrays), or
-    from `element` (default `exact`) per element when any argument is an object
-    array, with object results where the dtype is an integer one.
+    All scalars: `exact(*ints)`, exact for any size up to `exact_high` (the
+    limit that keeps the work bounded, where the size of the answer grows with
+    the value). Otherwise arrays of the broadcast shape, one per dtype: from
+    `kernel` for integer arrays (checked against low, high and extra; high
+    only applies to fixed-width arrays), or from `element` (default `exact`)
+    per element when any argument is an object array, with object results
+    where the dtype is an integer one.
     """
     values = [integers(value, where, name) for value, name in arguments]
     names = [name for _, name in arguments]
     scalars = [v for v in values if isinstance(v, int)]
     if outs is None and len(scalars) == len(values):
         for v, name in zip(scalars, names, strict=True):
-            check_int(v, where, name, low, None, extra)
+            check_int(v, where, name, low, exact_high, extra)
         return exact(*scalars)
     arrays = [_as_array(v) for v in values]
     shape = np.broadcast_shapes(*(a.shape for a in arrays))
@@ -259,7 +291,7 @@ def apply(
         arrays = [a.astype(object) for a in arrays]
         kinds = [dtype if np.dtype(dtype).kind in "bU" else object for dtype in dtypes]
         results = [result_array(shape, k, o, where) for k, o in zip(kinds, wanted, strict=True)]
-        map_objects(element or exact, arrays, names, results, where, low, None, extra)
+        map_objects(element or exact, arrays, names, results, where, low, exact_high, extra)
     else:
         results = [result_array(shape, d, o, where) for d, o in zip(dtypes, wanted, strict=True)]
         map_arrays(
@@ -272,8 +304,7 @@ def apply(
             high,
             extra,
             options,
-            result_bound,
-            self_check=self_check,
+            result_check,
         )
     finished = [
         r if o is not None else finish(r, len(shape)) for r, o in zip(results, wanted, strict=True)

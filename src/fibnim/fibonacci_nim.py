@@ -29,7 +29,6 @@ from numpy.typing import ArrayLike, NDArray
 from fibnim import _backend, _dask, solvers
 from fibnim._apply import (
     INT64_MAX,
-    UINT64_MAX,
     apply,
     each_position,
     fill_positions,
@@ -64,30 +63,20 @@ def _kernel(name: str) -> Any:
 def _one_pile(
     where: str, n: ArrayLike, r: ArrayLike | None, exact: Any, kernel: str, dtype: Any
 ) -> Any:
-    self_check = kernel == "is_p"  # it checks its bound as it goes (see map_arrays)
     if r is not None:
-        return apply(
-            where,
-            [(n, "n"), (r, "r")],
-            exact,
-            _kernel(kernel),
-            [dtype],
-            high=_PILE,
-            self_check=self_check,
-        )
+        return apply(where, [(n, "n"), (r, "r")], exact, _kernel(kernel), [dtype], high=_PILE)
 
     def opening(pile: int) -> Any:
         return exact(pile, max(pile - 1, 0))
 
     run = _kernel(kernel)
 
-    def with_opening_bound(chunk: NDArray[np.uint64], out: NDArray[Any], *limit: int) -> Any:
-        # n above the limit (a negative int64 among them) gives r above it too
-        return run(chunk, np.maximum(chunk, np.uint64(1)) - np.uint64(1), out, *limit)
+    def with_opening_bound(chunk: NDArray[np.uint64], out: NDArray[Any], limit: int) -> int:
+        # r from a private copy of n, which the kernel checks as it reads it
+        n = chunk.copy()
+        return int(run(n, np.maximum(n, np.uint64(1)) - np.uint64(1), out, limit))
 
-    return apply(
-        where, [(n, "n")], opening, with_opening_bound, [dtype], high=_PILE, self_check=self_check
-    )
+    return apply(where, [(n, "n")], opening, with_opening_bound, [dtype], high=_PILE)
 
 
 @_dask.elementwise
@@ -184,13 +173,15 @@ def _arrays(where: str, piles: NDArray[Any], r: ArrayLike, moves: bool) -> list[
     else:
         one_pile = _kernel("winning_take" if moves else "is_p")
 
-        def kernel(rows: NDArray[np.uint64], bounds: NDArray[np.uint64], *outs: Any) -> None:
-            if moves:  # the take goes to the second output; the pile index is 0
-                one_pile(np.ascontiguousarray(rows[:, 0]), bounds, outs[1])
-                outs[0][:] = np.where(outs[1] > 0, 0, -1)
-                outs[1][outs[1] == 0] = -1
-            else:  # checked already: no bound for the kernel to find
-                one_pile(np.ascontiguousarray(rows[:, 0]), bounds, *outs, UINT64_MAX)
+        def kernel(rows: NDArray[np.uint64], bounds: NDArray[np.uint64], *rest: Any) -> int:
+            *outs, limit = rest
+            if not moves:
+                return int(one_pile(np.ascontiguousarray(rows[:, 0]), bounds, *outs, limit))
+            # the take goes to the second output; the pile index is 0
+            bad = int(one_pile(np.ascontiguousarray(rows[:, 0]), bounds, outs[1], limit))
+            outs[0][:] = np.where(outs[1] > 0, 0, -1)
+            outs[1][outs[1] == 0] = -1
+            return bad
 
     map_arrays(
         kernel,
@@ -200,13 +191,14 @@ def _arrays(where: str, piles: NDArray[Any], r: ArrayLike, moves: bool) -> list[
         where,
         high=_PILE,
         core=[k, 0],
-        self_check=k == 2 and not moves,  # two_pile_is_p checks its bound as it goes
     )
     return [finish(a, len(shape)) for a in answers]
 
 
 def _many(where: str, piles: NDArray[Any], r: ArrayLike | None, moves: bool) -> Any:
     """The answers for an array of positions (..., k)."""
+    if piles.shape[-1] == 0:  # no piles: as one empty pile, a P-position with no move
+        piles = np.zeros((*piles.shape[:-1], 1), dtype=piles.dtype)
     k = piles.shape[-1]
     if piles.dtype != object and k <= 2:
         answers = _arrays(where, piles, _UNBOUNDED if r is None else r, moves)

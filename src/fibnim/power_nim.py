@@ -41,6 +41,8 @@ _PILE = Bound(
 
 def _many(where: str, piles: NDArray[Any], r: ArrayLike | None, moves: bool) -> Any:
     """The answers for an array of positions (..., k)."""
+    if piles.shape[-1] == 0:  # no piles: as one empty pile, a P-position with no move
+        piles = np.zeros((*piles.shape[:-1], 1), dtype=piles.dtype)
     bound = np.asarray(INT64_MAX if r is None else integers(r, where, "r"))
     if piles.dtype == object or bound.dtype == object:
         shape, found = each_position(where, piles, r)
@@ -63,7 +65,6 @@ def _many(where: str, piles: NDArray[Any], r: ArrayLike | None, moves: bool) -> 
         high=_PILE,
         options=options,
         core=[k, 0],
-        self_check=not moves,
     )
     finished = [finish(a, len(shape)) for a in answers]
     return tuple(finished) if moves else finished[0]

@@ -97,7 +97,6 @@ def pair(n: ArrayLike, *, out: tuple[NDArray[np.int64], NDArray[np.int64]] | Non
         [np.int64, np.int64],
         high=high,
         outs=_outs(out, 2, "pair"),
-        self_check=True,
     )
 
 
@@ -137,7 +136,6 @@ def is_safe(
         high=_PILE,
         options=(bool(misere),),
         outs=_outs(out, 1, "is_safe"),
-        self_check=True,
     )
 
 
@@ -159,7 +157,6 @@ def is_lower(x: ArrayLike, *, out: NDArray[Any] | None = None) -> Any:
         [np.bool_],
         high=_PILE,
         outs=_outs(out, 1, "is_lower"),
-        self_check=True,
     )
 
 
@@ -185,7 +182,6 @@ def is_upper(x: ArrayLike, *, out: NDArray[Any] | None = None) -> Any:
         [np.bool_],
         high=_PILE,
         outs=_outs(out, 1, "is_upper"),
-        self_check=True,
     )
 
 
@@ -236,7 +232,7 @@ def partner(x: ArrayLike, *, out: NDArray[Any] | None = None) -> Any:
         _kernel("partner"),
         [np.int64],
         high=_PILE,
-        result_bound=too_large,
+        result_check=(lambda v: ints.partner(v) > INT64_MAX, too_large),
         outs=_outs(out, 1, "partner"),
     )
 
@@ -298,7 +294,6 @@ def winning_move(
         options=(bool(misere),),
         element=element,
         outs=_outs(out, 2, "winning_move"),
-        self_check=True,
     )
 
 

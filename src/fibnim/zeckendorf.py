@@ -325,11 +325,13 @@ def _string_array(
         return result
     digit_rows = _kernel(kernel)
 
-    def write(chunk: NDArray[np.uint64], out: NDArray[np.str_]) -> None:
+    def write(chunk: NDArray[np.uint64], out: NDArray[np.str_], limit: int) -> int:
         rows = np.empty((chunk.size, width), dtype=np.uint8)
-        digit_rows(chunk, rows)
-        text = _strings(rows)
-        out[:] = np.where(text == "0", text, np.strings.add(text, suffix)) if suffix else text
+        bad = int(digit_rows(chunk, rows, limit))
+        if bad < 0:
+            text = _strings(rows)
+            out[:] = np.where(text == "0", text, np.strings.add(text, suffix)) if suffix else text
+        return bad
 
     map_arrays(write, [values], ["n"], [result], where, NONNEGATIVE, None, extra)
     return result

@@ -19,12 +19,15 @@ def is_p(piles: np.ndarray, r: np.ndarray, out: np.ndarray, limit: int) -> int:
 
 
 def winning_move(
-    piles: np.ndarray, r: np.ndarray, pile: np.ndarray, take: np.ndarray, bouton: bool
-) -> None:
-    """(pile[i], take[i]) = the winning move from (piles[i]; r[i]); -1 where none."""
-    moves = [
-        ints.winning_move(p, None if bouton else b) or (-1, -1)
-        for p, b in zip(piles.tolist(), r.tolist(), strict=True)
-    ]
+    piles: np.ndarray, r: np.ndarray, pile: np.ndarray, take: np.ndarray, bouton: bool, limit: int
+) -> int:
+    """(pile[i], take[i]) = the winning move from (piles[i]; r[i]); -1 where none.
+    Returns the first i with a pile or r above limit, or -1."""
+    rows = list(zip(piles.tolist(), r.tolist(), strict=True))
+    for i, (p, b) in enumerate(rows):
+        if max([*p, b]) > limit:
+            return i
+    moves = [ints.winning_move(p, None if bouton else b) or (-1, -1) for p, b in rows]
     pile[:] = [m[0] for m in moves]
     take[:] = [m[1] for m in moves]
+    return -1

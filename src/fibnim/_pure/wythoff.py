@@ -1,4 +1,6 @@
-"""Pure twin of fibnim._wythoff (fibnim_c/_wythoff.pyx)."""
+"""Pure twin of fibnim._wythoff (fibnim_c/_wythoff.pyx): each kernel checks its
+values against `limit` before it computes anything and returns the index of
+the first bad one, or -1."""
 
 from __future__ import annotations
 
@@ -52,18 +54,24 @@ def is_upper(x: np.ndarray, out: np.ndarray, limit: int) -> int:
     return -1
 
 
-def index(x: np.ndarray, out: np.ndarray) -> None:
-    """out[i] = the n of the safe pair holding x[i]; 0 for 0."""
+def index(x: np.ndarray, out: np.ndarray, limit: int) -> int:
+    """out[i] = the n of the safe pair holding x[i]; 0 for 0. Returns the index of
+    the first x above limit, or -1."""
+    if (bad := _above(limit, x)) >= 0:
+        return bad
     out[:] = [ints.index(v) for v in x.tolist()]
+    return -1
 
 
-def partner(x: np.ndarray, out: np.ndarray) -> int:
-    """out[i] = the other member of x[i]'s safe pair. Returns the first i whose
-    partner exceeds 2**63 - 1 (a large A-number), or -1."""
-    partners = [ints.partner(v) for v in x.tolist()]
-    too_large = [i for i, p in enumerate(partners) if p > INT64_MAX]
-    out[:] = [p if p <= INT64_MAX else 0 for p in partners]
-    return too_large[0] if too_large else -1
+def partner(x: np.ndarray, out: np.ndarray, limit: int) -> int:
+    """out[i] = the other member of x[i]'s safe pair. Returns the first i with x[i]
+    above limit or a partner above 2**63 - 1 (a large A-number), or -1."""
+    values = x.tolist()
+    for i, v in enumerate(values):
+        if v > limit or ints.partner(v) > INT64_MAX:
+            return i
+    out[:] = [ints.partner(v) for v in values]
+    return -1
 
 
 def winning_move(
@@ -79,11 +87,17 @@ def winning_move(
     return -1
 
 
-def array_position(x: np.ndarray, row: np.ndarray, column: np.ndarray) -> None:
-    """(row[i], column[i]) = the 1-based place of x[i] >= 1 in the Wythoff array."""
-    places = [ints.array_position(v) for v in x.tolist()]
+def array_position(x: np.ndarray, row: np.ndarray, column: np.ndarray, limit: int) -> int:
+    """(row[i], column[i]) = the 1-based place of x[i] >= 1 in the Wythoff array.
+    Returns the first i with x[i] = 0 (not in the array) or above limit, or -1."""
+    values = x.tolist()
+    for i, v in enumerate(values):
+        if v == 0 or v > limit:
+            return i
+    places = [ints.array_position(v) for v in values]
     row[:] = [p[0] for p in places]
     column[:] = [p[1] for p in places]
+    return -1
 
 
 def use_simd(wanted: bool) -> bool:

@@ -1,10 +1,33 @@
-"""Pure twin of fibnim._zeckendorf (fibnim_c/_zeckendorf.pyx)."""
+"""Pure twin of fibnim._zeckendorf (fibnim_c/_zeckendorf.pyx).
+
+Each kernel reads its input once (`tolist`), checks every value against
+`limit` (and its own rule) and returns the index of the first bad one, having
+computed nothing from it, or -1: as the compiled twin does.
+"""
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import numpy as np
 
 from fibnim._exact import zeckendorf as ints
+
+
+def _checked(values: np.ndarray, limit: int, bad: Callable[[int], bool] | None = None) -> int:
+    """The index of the first value above limit (or for which bad is true), or -1."""
+    for i, v in enumerate(values):
+        if v > limit or (bad is not None and bad(v)):
+            return i
+    return -1
+
+
+def _map(function: Callable[[int], object], n: np.ndarray, out: np.ndarray, limit: int) -> int:
+    values = n.tolist()
+    if (first := _checked(values, limit)) >= 0:
+        return first
+    out[:] = [function(x) for x in values]
+    return -1
 
 
 def _digit_rows(codes: list[int], out: np.ndarray) -> None:
@@ -15,36 +38,54 @@ def _digit_rows(codes: list[int], out: np.ndarray) -> None:
         out[i] = [ord(ch) - 48 for ch in text]
 
 
-def fib(k: np.ndarray, out: np.ndarray) -> None:
-    """out[i] = F_{k[i]}, k[i] <= 93."""
-    out[:] = [ints.fib(x) for x in k.tolist()]
+def fib(k: np.ndarray, out: np.ndarray, limit: int) -> int:
+    """out[i] = F_{k[i]}; returns the first i with k[i] above limit (<= 93), or -1."""
+    return _map(ints.fib, k, out, limit)
 
 
-def encode(n: np.ndarray, out: np.ndarray) -> None:
-    """out[i] = the Zeckendorf code of n[i] < F_66."""
-    out[:] = [ints.code(x) for x in n.tolist()]
+def encode(n: np.ndarray, out: np.ndarray, limit: int) -> int:
+    """out[i] = the Zeckendorf code of n[i]; returns the first i with n[i] above
+    limit (< F_66), or -1."""
+    return _map(ints.code, n, out, limit)
 
 
-def decode(code: np.ndarray, out: np.ndarray) -> None:
-    """out[i] = the value of code[i], a code with no two adjacent bits."""
-    out[:] = [ints.value(c) for c in code.tolist()]
+def decode(code: np.ndarray, out: np.ndarray, limit: int) -> int:
+    """out[i] = the value of code[i]; returns the first i where code[i] is above
+    limit or has two adjacent set bits, or -1."""
+    values = code.tolist()
+    if (first := _checked(values, limit, lambda c: c & (c >> 1) != 0)) >= 0:
+        return first
+    out[:] = [ints.value(c) for c in values]
+    return -1
 
 
-def lowest_term(n: np.ndarray, out: np.ndarray) -> None:
-    """out[i] = z_1(n[i]), the smallest Zeckendorf term; 0 for 0."""
-    out[:] = [ints.lowest_term(x) for x in n.tolist()]
+def lowest_term(n: np.ndarray, out: np.ndarray, limit: int) -> int:
+    """out[i] = z_1(n[i]), the smallest Zeckendorf term; 0 for 0. Returns the
+    first i with n[i] above limit, or -1."""
+    return _map(ints.lowest_term, n, out, limit)
 
 
-def is_fibonacci(n: np.ndarray, out: np.ndarray) -> None:
-    """out[i] = 1 if n[i] is a Fibonacci number (0 = F_0 included)."""
-    out[:] = [ints.is_fibonacci(x) for x in n.tolist()]
+def is_fibonacci(n: np.ndarray, out: np.ndarray, limit: int) -> int:
+    """out[i] = 1 if n[i] is a Fibonacci number (0 = F_0 included). Returns the
+    first i with n[i] above limit, or -1."""
+    return _map(ints.is_fibonacci, n, out, limit)
 
 
-def digits(n: np.ndarray, out: np.ndarray) -> None:
-    """out[i] = the digits of n[i] for F_{w+1} .. F_2, w = out.shape[1] >= its digit count."""
-    _digit_rows([ints.code(x) for x in n.tolist()], out)
+def digits(n: np.ndarray, out: np.ndarray, limit: int) -> int:
+    """out[i] = the digits of n[i] for F_{w+1} .. F_2, w = out.shape[1]. Returns the
+    first i with n[i] above limit (F_{w+2} - 1 at most, so that the digits fit), or -1."""
+    values = n.tolist()
+    if (first := _checked(values, limit)) >= 0:
+        return first
+    _digit_rows([ints.code(x) for x in values], out)
+    return -1
 
 
-def second_canonical_digits(n: np.ndarray, out: np.ndarray) -> None:
-    """out[i] = the second canonical digits of n[i] >= 1 for F_w .. F_1, w = out.shape[1]."""
-    _digit_rows([ints.second_canonical_code(x) for x in n.tolist()], out)
+def second_canonical_digits(n: np.ndarray, out: np.ndarray, limit: int) -> int:
+    """out[i] = the second canonical digits of n[i] for F_w .. F_1, w = out.shape[1].
+    Returns the first i with n[i] = 0 (which has no such form) or above limit, or -1."""
+    values = n.tolist()
+    if (first := _checked(values, limit, lambda v: v == 0)) >= 0:
+        return first
+    _digit_rows([ints.second_canonical_code(x) for x in values], out)
+    return -1
