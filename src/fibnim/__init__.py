@@ -15,6 +15,8 @@ from fibnim import _backend, classify, fibonacci_nim, power_nim, solvers, wythof
 from fibnim._version import __version__
 from fibnim.zeckendorf import (
     CODE_LIMIT,
+    DIGITS_LIMIT,
+    TERMS_BITS_LIMIT,
     decode,
     digits,
     encode,
@@ -29,6 +31,8 @@ from fibnim.zeckendorf import (
 
 __all__ = [
     "CODE_LIMIT",
+    "DIGITS_LIMIT",
+    "TERMS_BITS_LIMIT",
     "__version__",
     "backend",
     "classify",

@@ -2,9 +2,11 @@
 
 The contract (spec/api.md): Python ints and numpy integer scalars are scalars;
 lists, tuples and ndarrays of an integer dtype are arrays; object arrays of
-Python ints are answered exactly. Floats (NaN included) and bools are refused
-with TypeError, negative values with ValueError, values that do not fit with
-OverflowError; every message names the value and its index.
+Python ints are answered exactly, up to `DIGITS_LIMIT` bits, which keeps every
+call's work bounded (a second or two at the limit). Floats (NaN included),
+bools and masked arrays are refused with TypeError, negative values with
+ValueError, values that do not fit with OverflowError; every message names the
+value and its index.
 
 fibnim._apply drives the kernels over arrays with these checks, chunk by chunk.
 """
@@ -16,7 +18,15 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-UINT64_MAX = 2**64 - 1
+#: The most Zeckendorf digits fibnim's exact paths handle: codes, digit strings
+#: and widths of up to this many digits, numbers below F_{DIGITS_LIMIT + 2}
+#: (about 109,500 decimal digits), F_k for k <= DIGITS_LIMIT; and no Python int
+#: argument has more bits. Encoding a number at the limit takes about a second.
+DIGITS_LIMIT = 2**19
+
+#: terms() and wythoff.explain() take numbers of at most this many bits: their
+#: answers list the terms, which grow as the square of the bit length.
+TERMS_BITS_LIMIT = 2**14
 
 
 Test = Callable[[Any], Any]  # values -> bool (int) or bool mask (array): True where refused
@@ -37,25 +47,55 @@ def index_text(index: tuple[int, ...] | None) -> str:
     return "" if index is None else "[" + ", ".join(str(i) for i in index) + "]"
 
 
+def shown(value: Any) -> str:
+    """repr(value), shortened for an int of more than 40 digits."""
+    if not isinstance(value, int) or value.bit_length() < 133:
+        return repr(value)
+    if value.bit_length() > 10_000:  # beyond what str() of an int allows
+        return f"<an int of {value.bit_length()} bits>"
+    digits = str(value)
+    return f"{digits[:20]}...{digits[-10:]} ({len(digits.lstrip('-'))} digits)"
+
+
 def refuse(
     where: str, name: str, index: tuple[int, ...] | None, value: Any, bound: Bound
 ) -> Exception:
     """The exception for `value` at `index` of argument `name` of function `where`."""
-    return bound.error(f"{where}: {name}{index_text(index)} = {value!r} {bound.reason}")
+    return bound.error(f"{where}: {name}{index_text(index)} = {shown(value)} {bound.reason}")
 
 
 def _scalar_type_error(
     where: str, name: str, index: tuple[int, ...] | None, value: Any
 ) -> TypeError:
     kind = type(value).__name__
-    return TypeError(f"{where}: {name}{index_text(index)} = {value!r} is a {kind}, not an integer")
+    text = shown(value)
+    return TypeError(f"{where}: {name}{index_text(index)} = {text} is a {kind}, not an integer")
+
+
+_TOO_LONG = Bound(
+    DIGITS_LIMIT,
+    OverflowError,
+    f"has more than DIGITS_LIMIT = {DIGITS_LIMIT} bits, the most fibnim takes",
+)
+
+
+TERMS = Bound(
+    2**TERMS_BITS_LIMIT - 1,
+    OverflowError,
+    f"has more than TERMS_BITS_LIMIT = {TERMS_BITS_LIMIT} bits: its terms would fill memory "
+    "(encode() and digits() take larger numbers)",
+)
 
 
 def _as_int(value: Any, where: str, name: str, index: tuple[int, ...] | None) -> int:
-    """value as a Python int; TypeError for bools, floats and anything not integral."""
+    """value as a Python int; TypeError for bools, floats and anything not integral,
+    OverflowError beyond DIGITS_LIMIT bits."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
         raise _scalar_type_error(where, name, index, value)
-    return int(value)
+    value = int(value)
+    if value.bit_length() > DIGITS_LIMIT:
+        raise refuse(where, name, index, value, _TOO_LONG)
+    return value
 
 
 def integers(x: Any, where: str, name: str = "n") -> int | np.ndarray:
@@ -68,8 +108,14 @@ def integers(x: Any, where: str, name: str = "n") -> int | np.ndarray:
         return _as_int(x, where, name, None)
     if x is None:
         raise TypeError(f"{where}: {name} = None is not an integer")
+    if isinstance(x, np.ma.MaskedArray):
+        # np.asarray would drop the mask and compute on the masked values
+        raise TypeError(
+            f"{where}: {name} is a masked array; pass {name}.filled(value) or "
+            f"{name}.compressed() (fibnim computes on every element it is given)"
+        )
     if isinstance(x, np.ndarray):
-        array = x
+        array = np.asarray(x)  # a subclass (np.matrix, a memmap) as the plain array
     else:
         # Lists and tuples: look at every element first, since numpy silently turns
         # bools into ints and [1, 2**63] into floats; then take int64, else uint64,

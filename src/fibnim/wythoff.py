@@ -21,7 +21,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from fibnim import _backend, _dask
 from fibnim._apply import INT64_MAX, apply
-from fibnim._checks import Bound, one_int
+from fibnim._checks import TERMS, Bound, one_int
 from fibnim._exact import wythoff as ints
 from fibnim._exact import zeckendorf as zeck
 
@@ -323,7 +323,8 @@ def explain(x: int, y: int) -> str:
 
     Both piles in Silber's Fibonacci notation (digits for F_k .. F_1), whether
     each is an A- or a B-number and why, which case of Silber's algorithm
-    applies, and the move.
+    applies, and the move. Each pile may have up to `fibnim.TERMS_BITS_LIMIT`
+    bits.
 
     Examples
     --------
@@ -338,8 +339,8 @@ def explain(x: int, y: int) -> str:
     Case 1: the smaller pile 10 is a B-number, so reduce the other pile to its partner 6:
       move to (10, 6).
     """
-    x = one_int(x, "explain", "x")
-    y = one_int(y, "explain", "y")
+    x = one_int(x, "explain", "x", high=TERMS)
+    y = one_int(y, "explain", "y", high=TERMS)
     return _explain(x, y)
 
 

@@ -13,6 +13,7 @@ are answered exactly, whatever their size.
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any, Literal
 
 import numpy as np
@@ -20,11 +21,23 @@ from numpy.typing import ArrayLike, DTypeLike, NDArray
 
 from fibnim import _backend, _dask
 from fibnim._apply import apply, finish, map_arrays, map_objects
-from fibnim._checks import NONNEGATIVE, Bound, Test, check_int, integers, one_int
+from fibnim._checks import (
+    DIGITS_LIMIT,
+    NONNEGATIVE,
+    TERMS,
+    TERMS_BITS_LIMIT,
+    Bound,
+    Test,
+    check_int,
+    integers,
+    one_int,
+)
 from fibnim._exact import zeckendorf as ints
 
 __all__ = [
     "CODE_LIMIT",
+    "DIGITS_LIMIT",
+    "TERMS_BITS_LIMIT",
     "decode",
     "digits",
     "encode",
@@ -41,6 +54,19 @@ __all__ = [
 CODE_LIMIT = ints.fib(66)
 
 Style = Literal["zeckendorf", "silber"]
+
+_INDEX = Bound(DIGITS_LIMIT, OverflowError, f"is above DIGITS_LIMIT = {DIGITS_LIMIT}")
+
+
+@cache
+def _exact_value() -> Bound:
+    """The bound on numbers: their codes have at most DIGITS_LIMIT digits."""
+    return Bound(
+        ints.fib(DIGITS_LIMIT + 2) - 1,
+        OverflowError,
+        f"needs more than DIGITS_LIMIT = {DIGITS_LIMIT} Zeckendorf digits",
+    )
+
 
 _ADJACENT: tuple[tuple[Test, Bound], ...] = (
     (
@@ -69,6 +95,7 @@ def _elementwise(
     out: NDArray[Any] | None,
     high: Bound | None = None,
     extra: tuple[tuple[Test, Bound], ...] = (),
+    exact_high: Bound | None = None,
 ) -> Any:
     """A one-argument function: scalar, object array or integer array."""
     return apply(
@@ -80,7 +107,20 @@ def _elementwise(
         high=high,
         extra=extra,
         outs=None if out is None else [out],
+        exact_high=exact_high,
     )
+
+
+def _numbers(n: Any, where: str, extra: tuple[tuple[Test, Bound], ...] = ()) -> int | NDArray[Any]:
+    """n as checked numbers: an int, or an array whose object elements are checked
+    (integer arrays are checked by their kernels)."""
+    values = integers(n, where, "n")
+    if isinstance(values, int):
+        return check_int(values, where, "n", high=_exact_value(), extra=extra)
+    if values.dtype == object:
+        for index in np.ndindex(values.shape):
+            check_int(values[index], where, "n", high=_exact_value(), extra=extra, index=index)
+    return values
 
 
 def fib(k: ArrayLike, *, out: NDArray[np.uint64] | None = None) -> Any:
@@ -90,7 +130,8 @@ def fib(k: ArrayLike, *, out: NDArray[np.uint64] | None = None) -> Any:
     ----------
     k : int or array_like of int
         Indices, k >= 0. Arrays take k <= 93 (F_93 is the largest Fibonacci
-        number below 2**64); scalars and object arrays take any k.
+        number below 2**64); scalars and object arrays take k <= `DIGITS_LIMIT`
+        = 524288 (F_k then has about 364,000 bits).
     out : ndarray of uint64, optional
         Where to put the result (the shape of `k`).
 
@@ -112,7 +153,16 @@ def fib(k: ArrayLike, *, out: NDArray[np.uint64] | None = None) -> Any:
         OverflowError,
         "is above 93: F_k > 2**64 - 1 for k > 93 (use an int or an object array)",
     )
-    return _elementwise(k, "fib", "k", ints.fib, "fib", np.uint64, out, high=high)
+    return apply(
+        "fib",
+        [(k, "k")],
+        ints.fib,
+        _kernel("fib"),
+        [np.uint64],
+        high=high,
+        exact_high=_INDEX,
+        outs=None if out is None else [out],
+    )
 
 
 @_dask.elementwise
@@ -152,7 +202,9 @@ def encode(n: ArrayLike, *, out: NDArray[np.uint64] | None = None) -> Any:
         f"is F_66 = {CODE_LIMIT} or more: its code does not fit 64 bits "
         "(digits() and to_string() take every uint64; object arrays take any size)",
     )
-    return _elementwise(n, "encode", "n", ints.code, "encode", np.uint64, out, high=high)
+    return _elementwise(
+        n, "encode", "n", ints.code, "encode", np.uint64, out, high=high, exact_high=_exact_value()
+    )
 
 
 @_dask.elementwise
@@ -206,7 +258,16 @@ def lowest_term(n: ArrayLike, *, out: NDArray[np.uint64] | None = None) -> Any:
     >>> fibnim.lowest_term([0, 8, 12, 2**64 - 1])
     array([0, 8, 1, 2], dtype=uint64)
     """
-    return _elementwise(n, "lowest_term", "n", ints.lowest_term, "lowest_term", np.uint64, out)
+    return _elementwise(
+        n,
+        "lowest_term",
+        "n",
+        ints.lowest_term,
+        "lowest_term",
+        np.uint64,
+        out,
+        exact_high=_exact_value(),
+    )
 
 
 @_dask.elementwise
@@ -232,7 +293,16 @@ def is_fibonacci(n: ArrayLike, *, out: NDArray[np.bool_] | None = None) -> Any:
     >>> fibnim.is_fibonacci([0, 1, 4, 12200160415121876738])
     array([ True,  True, False,  True])
     """
-    return _elementwise(n, "is_fibonacci", "n", ints.is_fibonacci, "is_fibonacci", bool, out)
+    return _elementwise(
+        n,
+        "is_fibonacci",
+        "n",
+        ints.is_fibonacci,
+        "is_fibonacci",
+        bool,
+        out,
+        exact_high=_exact_value(),
+    )
 
 
 def _width(values: int | NDArray[Any], extra: int = 0) -> int:
@@ -254,8 +324,8 @@ def digits(n: ArrayLike, width: int | None = None) -> NDArray[np.uint8]:
         Numbers n >= 0; integer arrays take every uint64 (at most 92 digits),
         object arrays any size.
     width : int, optional
-        Digits per number, at least 1. Defaults to what the largest element
-        needs; a width too small for some element raises OverflowError.
+        Digits per number, 1 to `DIGITS_LIMIT`. Defaults to what the largest
+        element needs; a width too small for some element raises OverflowError.
 
     Returns
     -------
@@ -271,11 +341,10 @@ def digits(n: ArrayLike, width: int | None = None) -> NDArray[np.uint8]:
     array([[0, 0, 0, 1, 0, 1],
            [0, 1, 0, 1, 0, 1]], dtype=uint8)
     """
-    values = integers(n, "digits", "n")
+    values = _numbers(n, "digits")
     if width is not None:
-        width = one_int(width, "digits", "width", Bound(1, ValueError, "is less than 1"))
+        width = one_int(width, "digits", "width", Bound(1, ValueError, "is less than 1"), _INDEX)
     if isinstance(values, int):
-        check_int(values, "digits", "n")
         values = np.asarray(values, dtype=object)
     if width is None:
         width = _width(values)
@@ -289,8 +358,9 @@ def digits(n: ArrayLike, width: int | None = None) -> NDArray[np.uint8]:
     return result
 
 
-def _digit_list(bits: int, width: int) -> list[int]:
-    return [bits >> (width - 1 - j) & 1 for j in range(width)]
+def _digit_list(bits: int, width: int) -> NDArray[np.uint8]:
+    text = format(bits, "b").zfill(width).encode()
+    return np.frombuffer(text, dtype=np.uint8) - np.uint8(48)
 
 
 def _check_style(style: str, where: str) -> bool:
@@ -370,9 +440,9 @@ def to_string(n: ArrayLike, style: Style = "zeckendorf") -> Any:
     def exact(value: int) -> str:
         return "0" if value == 0 else ints.bits_to_string(ints.code(value)) + suffix
 
-    values = integers(n, "to_string", "n")
+    values = _numbers(n, "to_string")
     if isinstance(values, int):
-        return exact(check_int(values, "to_string", "n"))
+        return exact(values)
     return finish(
         _string_array(values, "to_string", exact, "digits", _width(values), suffix),
         values.ndim,
@@ -407,9 +477,9 @@ def second_canonical(n: ArrayLike) -> Any:
     def exact(value: int) -> str:
         return ints.bits_to_string(ints.second_canonical_code(value))
 
-    values = integers(n, "second_canonical", "n")
+    values = _numbers(n, "second_canonical", _POSITIVE)
     if isinstance(values, int):
-        return exact(check_int(values, "second_canonical", "n", extra=_POSITIVE))
+        return exact(values)
     width = _width(values, extra=1)
     return finish(
         _string_array(
@@ -425,8 +495,8 @@ def parse(s: str, style: Style = "zeckendorf") -> int:
     Parameters
     ----------
     s : str
-        Digits, most significant first. Adjacent ones are allowed ("11" is
-        F_3 + F_2 = 3).
+        Digits, most significant first, at most `DIGITS_LIMIT` of them.
+        Adjacent ones are allowed ("11" is F_3 + F_2 = 3).
     style : {"zeckendorf", "silber"}
         Whether the last digit stands for F_2 ("zeckendorf") or F_1 ("silber").
 
@@ -447,14 +517,22 @@ def parse(s: str, style: Style = "zeckendorf") -> int:
         raise TypeError(f"parse: s must be a str, not {type(s).__name__}")
     if not s:
         raise ValueError("parse: s is empty")
-    for position, digit in enumerate(s):
-        if digit not in "01":
-            raise ValueError(f"parse: s[{position}] = {digit!r} is not a digit 0 or 1 (s = {s!r})")
+    if len(s) > DIGITS_LIMIT:
+        raise OverflowError(
+            f"parse: s has {len(s)} digits, more than DIGITS_LIMIT = {DIGITS_LIMIT}"
+        )
+    if s.strip("01"):
+        position, digit = next((i, d) for i, d in enumerate(s) if d not in "01")
+        shown = s if len(s) <= 60 else s[:60] + "..."
+        raise ValueError(f"parse: s[{position}] = {digit!r} is not a digit 0 or 1 (s = {shown!r})")
     return ints.value(int(s, 2), lowest=1 if silber else 2)
 
 
 def terms(n: int) -> list[int]:
     """The terms of n's Zeckendorf representation, largest first.
+
+    n may have up to `TERMS_BITS_LIMIT` = 16384 bits (the terms of a larger n
+    would fill memory; `digits` and `encode` take more).
 
     Examples
     --------
@@ -467,4 +545,4 @@ def terms(n: int) -> list[int]:
     value = integers(n, "terms", "n")
     if not isinstance(value, int):
         raise TypeError("terms: n must be one integer (for arrays, use digits())")
-    return ints.terms(check_int(value, "terms", "n"))
+    return ints.terms(check_int(value, "terms", "n", high=TERMS))
