@@ -22,9 +22,9 @@ from fibnim._checks import (
     check_chunk,
     check_int,
     element_index,
+    index_text,
     integers,
     own_index,
-    index_text,
     refuse,
 )
 
@@ -88,7 +88,7 @@ def overlap(a: np.ndarray, b: np.ndarray) -> bool:
     if not np.may_share_memory(a, b):
         return False
     try:
-        return bool(np.shares_memory(a, b, max_work=1000))
+        return bool(np.shares_memory(a, b, max_work=1000))  # type: ignore[arg-type]
     except np.exceptions.TooHardError:
         return True
 
@@ -182,7 +182,8 @@ def map_arrays(
         def check(start: int = start, seen: list[np.ndarray] = seen) -> None:
             for chunk, own, name, c in zip(seen, inputs, names, cores, strict=True):
                 full = shape + ((c,) if c else ())
-                check_chunk(chunk, start * max(c, 1), full, own.shape, where, name, low, high, extra)
+                first = start * max(c, 1)
+                check_chunk(chunk, first, full, own.shape, where, name, low, high, extra)
 
         stop = start + len(chunks[0])
         bad = kernel(*arguments, *(r[start:stop] for r in rows), *options, limit)

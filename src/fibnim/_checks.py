@@ -92,10 +92,10 @@ def _as_int(value: Any, where: str, name: str, index: tuple[int, ...] | None) ->
     OverflowError beyond DIGITS_LIMIT bits."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
         raise _scalar_type_error(where, name, index, value)
-    value = int(value)
-    if value.bit_length() > DIGITS_LIMIT:
-        raise refuse(where, name, index, value, _TOO_LONG)
-    return value
+    number = int(value)
+    if number.bit_length() > DIGITS_LIMIT:
+        raise refuse(where, name, index, number, _TOO_LONG)
+    return number
 
 
 def integers(x: Any, where: str, name: str = "n") -> int | np.ndarray:

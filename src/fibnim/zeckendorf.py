@@ -360,7 +360,8 @@ def digits(n: ArrayLike, width: int | None = None) -> NDArray[np.uint8]:
 
 def _digit_list(bits: int, width: int) -> NDArray[np.uint8]:
     text = format(bits, "b").zfill(width).encode()
-    return np.frombuffer(text, dtype=np.uint8) - np.uint8(48)
+    row: NDArray[np.uint8] = np.frombuffer(text, dtype=np.uint8) - np.uint8(48)
+    return row
 
 
 def _check_style(style: str, where: str) -> bool:
