@@ -13,7 +13,9 @@ fibnim._apply drives the kernels over arrays with these checks, chunk by chunk.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -43,8 +45,28 @@ class Bound(NamedTuple):
 NONNEGATIVE = Bound(0, ValueError, "is negative")
 
 
+#: Where the array being checked starts in a larger one (a dask block in its
+#: array): added to the indices that error messages give.
+_OFFSET: ContextVar[tuple[int, ...]] = ContextVar("fibnim_index_offset", default=())
+
+
+@contextmanager
+def index_offset(offset: tuple[int, ...]) -> Iterator[None]:
+    """Within this block, error messages give indices shifted by offset."""
+    token = _OFFSET.set(offset)
+    try:
+        yield
+    finally:
+        _OFFSET.reset(token)
+
+
 def index_text(index: tuple[int, ...] | None) -> str:
-    return "" if index is None else "[" + ", ".join(str(i) for i in index) + "]"
+    if index is None:
+        return ""
+    offset = _OFFSET.get()
+    # an index may be shorter than the offset (a bound r beside positions (..., k))
+    shifted = [i + o for i, o in zip(index, offset, strict=False)] + list(index[len(offset) :])
+    return "[" + ", ".join(str(i) for i in shifted) + "]"
 
 
 def shown(value: Any) -> str:

@@ -15,6 +15,8 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from fibnim._checks import index_offset
+
 Function = TypeVar("Function", bound=Callable[..., Any])
 
 
@@ -59,8 +61,9 @@ def _map_blocks(
         piles = da.asarray(args[0])
         piles = piles.rechunk({piles.ndim - 1: -1})  # each position whole in one block
 
-        def on_positions(block: np.ndarray) -> Any:
-            return _stacked(function(block, *args[1:], **kwargs))
+        def on_positions(block: np.ndarray, block_info: Any = None) -> Any:
+            with index_offset(_start(block_info)):
+                return _stacked(function(block, *args[1:], **kwargs))
 
         empty = np.zeros((0,) * (piles.ndim - 1) + piles.shape[-1:], dtype=piles.dtype)
         return _map(on_positions, [piles], [empty], drop=piles.ndim - 1)
@@ -71,12 +74,21 @@ def _map_blocks(
     arrays = list(da.core.unify_chunks(*(x for pair in indices for x in pair))[1])
     count = len(args)
 
-    def on_blocks(*blocks: np.ndarray) -> Any:
+    def on_blocks(*blocks: np.ndarray, block_info: Any = None) -> Any:
         named = dict(zip(names, blocks[count:], strict=True))
-        return _stacked(function(*blocks[:count], **named, **constants))
+        with index_offset(_start(block_info)):
+            return _stacked(function(*blocks[:count], **named, **constants))
 
     empties = [np.zeros((0,) * a.ndim, dtype=a.dtype) for a in arrays]
     return _map(on_blocks, arrays, empties, drop=None)
+
+
+def _start(block_info: Any) -> tuple[int, ...]:
+    """Where a block starts in its array (block_info of map_blocks; () for the
+    empty sample blocks)."""
+    if not block_info or 0 not in block_info:
+        return ()
+    return tuple(start for start, _ in block_info[0]["array-location"])
 
 
 def _stacked(result: Any) -> np.ndarray:
@@ -115,8 +127,13 @@ def classify_blocks(classify: Callable[..., Any], positions: Any, game: str, bou
 
     rows = da.asarray(positions).rechunk({1: -1})
     k = rows.shape[1]
+
+    def on_rows(block: np.ndarray, block_info: Any = None) -> Any:
+        with index_offset(_start(block_info)):
+            return classify(block, game, bound)
+
     return da.map_blocks(
-        lambda block: classify(block, game, bound),
+        on_rows,
         rows,
         dtype=np.int64,
         chunks=(rows.chunks[0], (1 + k,)),

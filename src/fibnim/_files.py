@@ -18,7 +18,7 @@ import os
 import secrets
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
@@ -357,7 +357,9 @@ class Sink:
             self.parquet = pq.ParquetWriter(self.stream, table.schema)
         self.parquet.write_table(table)
 
-    def commit(self) -> None:
+    def commit(self, check: Callable[[], None] = lambda: None) -> None:
+        """Finish the file and give it its name; `check` runs just before that
+        and may raise to stop it (the file is then dropped)."""
         if self.kind == ".parquet" and self.parquet is None:  # no rows: the schema alone
             k = len(self.columns)
             self._write_parquet(np.empty((0, k), np.int64), np.empty((0, 1 + k), np.int64))
@@ -366,7 +368,7 @@ class Sink:
         if self.rows is not None and self.written != self.rows:
             raise DataError(f"{self.path}: {self.written} rows written, {self.rows} expected")
         if self.atomic is not None:
-            self.atomic.commit()
+            self.atomic.commit(check)
         else:
             self.stream.flush()
 
@@ -396,7 +398,7 @@ class _AtomicFile:
             )
         self.stream = io.BufferedWriter(io.FileIO(descriptor, "w"), buffer_size=1 << 20)
 
-    def commit(self) -> None:
+    def commit(self, check: Callable[[], None]) -> None:
         self.stream.flush()
         os.fsync(self.stream.fileno())
         if self.temporary is None:
@@ -410,6 +412,7 @@ class _AtomicFile:
             finally:
                 os.close(directory)
             self.temporary = named
+        check()  # the last moment to back out: abort() removes the temporary name
         self.stream.close()
         os.replace(self.temporary, self.path)
 

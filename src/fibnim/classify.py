@@ -28,6 +28,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from fibnim import _dask, fibonacci_nim, power_nim, wythoff
+from fibnim._checks import integers
 
 __all__ = ["GAMES", "Game", "classify", "random_positions"]
 
@@ -148,10 +149,10 @@ def classify(positions: Any, game: str, bound: int | None = None) -> Any:
         raise ValueError(f"{game} has no bound on the next take")
     if _dask.is_dask(positions):
         return _dask.classify_blocks(classify, positions, game, bound)
-    array = np.asarray(positions)
-    if array.ndim != 2:
+    array = integers(positions, "classify", "positions")
+    if isinstance(array, int) or array.ndim != 2:
         raise ValueError(
-            f"classify: positions must be an array (N, k), not of shape {array.shape}"
+            f"classify: positions must be an array (N, k), not of shape {np.shape(array)}"
         )
     rules.check_piles(array.shape[1])
     outcome, targets = rules.solve(array, bound)

@@ -14,6 +14,7 @@ option or game, a missing input, an output in the way without --force).
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import os
 import signal
 import sys
@@ -224,17 +225,74 @@ def _tasks(source: Source, game: str, bound: int | None, chunk: int, dask: bool)
         yield _solve, (positions, game, bound)
 
 
+class Interrupted(Exception):
+    """A run stopped by SIGINT or SIGTERM (exit status 128 + the signal's number)."""
+
+    def __init__(self, number: int, after: str = "") -> None:
+        super().__init__(signal.Signals(number).name + after)
+        self.number = number
+
+
+class _Signals:
+    """SIGINT and SIGTERM noted rather than raised while a run is under way.
+
+    A KeyboardInterrupt raised wherever the main thread happens to be can be
+    swallowed (inside a finalizer, say) and the run then finishes as if nothing
+    had happened. A noted signal cannot be lost: the run looks at it between
+    chunks, while it waits for one, and just before and after its commit.
+    """
+
+    def __init__(self) -> None:
+        self.number: int | None = None
+        self.previous: dict[int, Any] = {}
+
+    def __enter__(self) -> _Signals:
+        if threading.current_thread() is threading.main_thread():
+            for number in (signal.SIGINT, signal.SIGTERM):
+                self.previous[number] = signal.signal(number, self._note)
+        return self
+
+    def _note(self, number: int, frame: Any) -> None:
+        self.number = self.number or number
+
+    def __exit__(self, *exception: object) -> None:
+        for number, handler in self.previous.items():
+            signal.signal(number, handler)
+
+    def check(self) -> None:
+        """Raise Interrupted if a signal came."""
+        if self.number is not None:
+            raise Interrupted(self.number)
+
+
+WAIT = 0.05  # seconds between looks at the signals while a chunk is computed
+
+
 def _in_order(
-    submit: Callable[..., Future[Any]], tasks: Iterator[Any], window: int
+    submit: Callable[..., Future[Any]], tasks: Iterator[Any], window: int, signals: _Signals
 ) -> Iterator[Any]:
     """The results of tasks, in order, with at most `window` of them in flight."""
     pending: deque[Future[Any]] = deque()
-    for function, arguments in tasks:
-        pending.append(submit(function, *arguments))
-        if len(pending) >= window:
-            yield pending.popleft().result()
-    while pending:
-        yield pending.popleft().result()
+    try:
+        for function, arguments in tasks:
+            signals.check()
+            pending.append(submit(function, *arguments))
+            if len(pending) >= window:
+                yield _result(pending.popleft(), signals)
+        while pending:
+            yield _result(pending.popleft(), signals)
+    finally:
+        for future in pending:  # queued chunks never start
+            future.cancel()
+
+
+def _result(future: Any, signals: _Signals) -> Any:
+    while True:
+        signals.check()
+        try:
+            return future.result(timeout=WAIT)
+        except (TimeoutError, concurrent.futures.TimeoutError):
+            continue
 
 
 def _progress(total: int | None, quiet: bool) -> Any:
@@ -265,6 +323,11 @@ def _classify(arguments: argparse.Namespace) -> int:
         rules.check_piles(len(source.columns))
     except ValueError as error:
         raise DataError(f"{source.name}: {error}") from None
+    if _same_file(arguments.input, arguments.output):
+        raise UsageError(
+            f"{arguments.output}: is the input file itself (its name, a link to it or "
+            "another name for it); fibnim never writes over its input, even with --force"
+        )
     sink = (
         Sink(arguments.output, source.columns, source.rows, arguments.force)
         if arguments.output
@@ -274,26 +337,32 @@ def _classify(arguments: argparse.Namespace) -> int:
     threads = arguments.threads if client is None else _dask_workers(client)
     bar = _progress(source.rows, arguments.quiet)
     start, positions_done, p_positions = time.perf_counter(), 0, 0
+    pool = ThreadPoolExecutor(max_workers=arguments.threads) if client is None else None
     try:
-        with ThreadPoolExecutor(max_workers=arguments.threads) as pool:
-            submit = pool.submit if client is None else _dask_submit(client)
+        with _Signals() as signals:
+            submit = pool.submit if pool is not None else _dask_submit(client)
             tasks = _tasks(
                 source, rules.name, arguments.bound, arguments.chunk, client is not None
             )
-            for positions, result in _in_order(submit, tasks, 2 * threads):
+            for positions, result in _in_order(submit, tasks, 2 * threads, signals):
+                signals.check()
                 if sink is not None:
                     sink.write(positions, result)
                 positions_done += len(result)
                 p_positions += int(np.count_nonzero(result[:, 0]))
                 if bar is not None:
                     bar.update(len(result))
-        if sink is not None:
-            sink.commit()
+            if sink is not None:
+                sink.commit(signals.check)
+            if signals.number is not None:  # it came during the commit itself
+                raise Interrupted(signals.number, f", after {arguments.output} was written")
     except BaseException:
         if sink is not None:
             sink.abort()
         raise
     finally:
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
         source.close()
         if bar is not None:
             bar.close()
@@ -310,6 +379,15 @@ def _classify(arguments: argparse.Namespace) -> int:
             + (f"; written to {arguments.output}" if arguments.output else "")
         )
     return 0
+
+
+def _same_file(input: str | None, output: str | None) -> bool:
+    if input in (None, "-") or output in (None, "-"):
+        return False
+    try:
+        return os.path.samefile(input, output)
+    except OSError:  # one of them does not exist
+        return False
 
 
 def _dask_client(address: str) -> Any:
@@ -363,6 +441,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as error:
         print(f"fibnim: {error}", file=sys.stderr)
         return 2
+    except Interrupted as stop:
+        print(f"fibnim: stopped by {stop}", file=sys.stderr)
+        return 128 + stop.number
     except (DataError, ValueError, OverflowError) as error:
         print(f"fibnim: {error}", file=sys.stderr)
         return 1
