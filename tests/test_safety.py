@@ -132,6 +132,7 @@ def test_outs_that_share_memory_are_refused():
         wythoff.winning_move(a, a, out=(halves[:5], halves[4:9]))
     # interleaved columns of one array share no element: allowed
     tx, ty = wythoff.winning_move(a, a[::-1], out=(both[:, 0], both[:, 1]))
+    assert np.shares_memory(tx, both) and np.shares_memory(ty, both)
     expected = wythoff.winning_move(a, a[::-1])
     assert (both[:, 0] == expected[0]).all() and (both[:, 1] == expected[1]).all()
 
