@@ -28,7 +28,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from fibnim import _dask, fibonacci_nim, power_nim, wythoff
-from fibnim._checks import integers
+from fibnim._checks import Bound, check_int, integers
+
+_PILE = Bound(2**63 - 1, OverflowError, "is above 2**63 - 1 (classify answers in int64)")
 
 __all__ = ["GAMES", "Game", "classify", "random_positions"]
 
@@ -155,6 +157,10 @@ def classify(positions: Any, game: str, bound: int | None = None) -> Any:
             f"classify: positions must be an array (N, k), not of shape {np.shape(array)}"
         )
     rules.check_piles(array.shape[1])
+    if array.dtype == object:  # the result is int64, so the piles must fit it too
+        for index in np.ndindex(array.shape):
+            check_int(array[index], "classify", "positions", high=_PILE, index=index)
+        array = array.astype(np.int64)
     outcome, targets = rules.solve(array, bound)
     result = np.empty((array.shape[0], 1 + array.shape[1]), dtype=np.int64)
     result[:, 0] = outcome
