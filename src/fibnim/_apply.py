@@ -59,9 +59,10 @@ def kernel_input(chunk: np.ndarray) -> np.ndarray:
     it is int64 or uint64 already (the kernel checks each value as it reads it,
     so memory that others write is safe), otherwise a private converted copy
     (signed values through int64, so that a negative one stays one)."""
-    if chunk.dtype.isnative and chunk.dtype.itemsize == 8 and chunk.flags.c_contiguous:
+    kind, native = chunk.dtype.kind, chunk.dtype.isnative
+    if kind in "iu" and native and chunk.dtype.itemsize == 8 and chunk.flags.c_contiguous:
         return chunk.view(np.uint64)
-    wide = np.int64 if chunk.dtype.kind == "i" else np.uint64
+    wide = np.int64 if kind == "i" else np.uint64
     return np.array(chunk, dtype=wide, order="C").view(np.uint64)
 
 

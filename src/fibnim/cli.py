@@ -381,11 +381,12 @@ def _classify(arguments: argparse.Namespace) -> int:
     return 0
 
 
-def _same_file(input: str | None, output: str | None) -> bool:
-    if input in (None, "-") or output in (None, "-"):
+def _same_file(source: str | None, target: str | None) -> bool:
+    """Whether target is source under any name (a symbolic or a hard link)."""
+    if source in (None, "-") or target in (None, "-"):
         return False
     try:
-        return os.path.samefile(input, output)
+        return os.path.samefile(source, target)
     except OSError:  # one of them does not exist
         return False
 
