@@ -113,3 +113,20 @@ def global_nim_solver(power: bool = False):
         return "N" if wins(piles, bound) else "P"
 
     return outcome
+
+
+def subprocess_env() -> dict[str, str]:
+    """The environment for fibnim in a subprocess: the test's backend, and any
+    DeprecationWarning an error (outside __main__ it would pass unseen, while
+    numpy versions differ in what they only warn about)."""
+    import os
+
+    from fibnim import _backend
+
+    env = dict(os.environ)
+    env.pop("FIBNIM_REQUIRE_EXTENSION", None)
+    env.pop("FIBNIM_PURE_PYTHON", None)
+    if _backend.name() == "python":
+        env["FIBNIM_PURE_PYTHON"] = "1"
+    env["PYTHONWARNINGS"] = "error::DeprecationWarning"
+    return env

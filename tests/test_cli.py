@@ -7,8 +7,14 @@ import sys
 
 
 def fibnim(*arguments: str) -> subprocess.CompletedProcess[str]:
+    from _support import subprocess_env
+
     return subprocess.run(
-        [sys.executable, "-m", "fibnim", *arguments], capture_output=True, text=True, check=False
+        [sys.executable, "-m", "fibnim", *arguments],
+        capture_output=True,
+        text=True,
+        check=False,
+        env=subprocess_env(),
     )
 
 
@@ -48,6 +54,7 @@ from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
+from _support import subprocess_env  # noqa: E402
 
 from fibnim import _backend  # noqa: E402
 from fibnim.classify import classify  # noqa: E402
@@ -55,17 +62,13 @@ from fibnim.classify import classify  # noqa: E402
 
 def run(*arguments: str, stdin: str | None = None, cwd: Path | None = None):
     """fibnim in a subprocess on the test's backend."""
-    env = dict(os.environ)
-    env.pop("FIBNIM_REQUIRE_EXTENSION", None)
-    if _backend.name() == "python":
-        env["FIBNIM_PURE_PYTHON"] = "1"
     return subprocess.run(
         [sys.executable, "-m", "fibnim", *arguments],
         capture_output=True,
         text=True,
         check=False,
         input=stdin,
-        env=env,
+        env=subprocess_env(),
         cwd=cwd,
     )
 
@@ -275,7 +278,7 @@ def test_a_killed_run_leaves_nothing(tmp_path, name):
         pytest.skip(f"no {name} to send on this platform")
     count = "400000000" if _backend.name() == "cython" else "4000000"
     arguments = ["classify", "--random", count, "--game", "global-fibonacci-nim", "-o", "out.npy"]
-    env = dict(os.environ, FIBNIM_PURE_PYTHON="1") if _backend.name() == "python" else None
+    env = subprocess_env()
     process = subprocess.Popen(
         [sys.executable, "-m", "fibnim", *arguments],
         cwd=tmp_path,
@@ -370,7 +373,7 @@ def test_progress_bar_only_on_a_terminal(quiet):
     fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))
     count = "3000000" if _backend.name() == "cython" else "30000"
     arguments = ["classify", "--random", count, "--game", "wythoff", "--chunk", "10000"]
-    env = dict(os.environ, FIBNIM_PURE_PYTHON="1") if _backend.name() == "python" else None
+    env = subprocess_env()
     process = subprocess.Popen(
         [sys.executable, "-m", "fibnim", *arguments, *(["--quiet"] if quiet else [])],
         stderr=follower,
@@ -421,10 +424,7 @@ def test_a_signal_is_never_lost_and_the_old_output_stays(tmp_path):
     rows = 3_000_000 if _backend.name() == "cython" else 1_000_000
     rng = np.random.default_rng(3)
     np.save(tmp_path / "in.npy", rng.integers(0, 10**6, size=(rows, 2)))
-    env = dict(os.environ)
-    env.pop("FIBNIM_REQUIRE_EXTENSION", None)
-    if _backend.name() == "python":
-        env["FIBNIM_PURE_PYTHON"] = "1"
+    env = subprocess_env()
     arguments = ["classify", "in.npy", "-o", "out.csv", "--game", "wythoff", "--force", "-q"]
     for attempt in range(8):  # reading, computing, writing: at random moments
         (tmp_path / "out.csv").write_text("old\n")

@@ -3,7 +3,6 @@ bound, or changes what the user passed in; each test here is a defect once found
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import sys
@@ -12,7 +11,7 @@ import time
 
 import numpy as np
 import pytest
-from _support import F
+from _support import F, subprocess_env
 
 import fibnim
 from fibnim import _backend, fibonacci_nim, power_nim, solvers, wythoff
@@ -51,15 +50,11 @@ OF_POSITIONS = {
 
 def run_python(code: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
     """code in a new interpreter on the test's backend."""
-    env = dict(os.environ)
-    env.pop("FIBNIM_REQUIRE_EXTENSION", None)
-    if _backend.name() == "python":
-        env["FIBNIM_PURE_PYTHON"] = "1"
     return subprocess.run(
         [sys.executable, "-c", textwrap.dedent(code)],
         capture_output=True,
         text=True,
-        env=env,
+        env=subprocess_env(),
         timeout=timeout,
         check=False,
     )
@@ -337,16 +332,12 @@ def test_searches_stop_on_ctrl_c(call):
     # grundy('queen', 10000) once ran for minutes and ignored Ctrl-C
     if _backend.name() == "python" and "global_outcome" in call:
         call = "fibnim.solvers.grundy('queen', 10000)"  # the pure twin's limit refuses it
-    env = dict(os.environ)
-    env.pop("FIBNIM_REQUIRE_EXTENSION", None)
-    if _backend.name() == "python":
-        env["FIBNIM_PURE_PYTHON"] = "1"
     process = subprocess.Popen(
         [sys.executable, "-c", f"import fibnim; print('go', flush=True); {call}"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        env=env,
+        env=subprocess_env(),
     )
     assert process.stdout is not None and process.stdout.readline() == "go\n"
     time.sleep(1)

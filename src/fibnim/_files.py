@@ -18,6 +18,7 @@ import os
 import secrets
 import sys
 import tempfile
+import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any
@@ -194,7 +195,11 @@ class TextSource(Source):
 
     def _parse(self, batch: list[tuple[int, str]]) -> NDArray[np.int64]:
         try:  # numpy's C parser; on any trouble, the slow one finds the line
-            with np.errstate(all="raise"):
+            # Before numpy 2.3, loadtxt truncates "1.5" to 1 for an integer dtype
+            # and only warns (DeprecationWarning); as an error, it sends the batch
+            # to the slow parser, which names the line, on every numpy version.
+            with np.errstate(all="raise"), warnings.catch_warnings():
+                warnings.simplefilter("error")
                 block = np.loadtxt(
                     [text for _, text in batch],
                     delimiter=self.delimiter,
@@ -204,7 +209,7 @@ class TextSource(Source):
                 )
             if block.shape == (len(batch), self.width) and (block >= 0).all():
                 return block
-        except (ValueError, OverflowError, FloatingPointError):
+        except (ValueError, OverflowError, FloatingPointError, Warning):
             pass
         return np.array([self._parse_line(number, text) for number, text in batch], dtype=np.int64)
 
