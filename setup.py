@@ -8,6 +8,8 @@ FIBNIM_CYTHON_DEBUG=1 compiles with bounds and wraparound checks on.
 FIBNIM_NO_SIMD=1 leaves out the AVX-512 paths (fibnim_c/_simd.pxd).
 FIBNIM_PORTABLE_MUL=1 takes the 32-bit-limb 64 x 64 -> 128 multiply that any C
 compiler has, instead of unsigned __int128 or MSVC's intrinsics.
+FIBNIM_SANITIZE=1 builds with AddressSanitizer and UndefinedBehaviorSanitizer
+(GCC or Clang; run it with the ASan runtime preloaded: tools/sanitize.sh).
 """
 
 import os
@@ -28,13 +30,21 @@ def extensions():
 
     debug = truthy("FIBNIM_CYTHON_DEBUG")
     macros = [(name, "1") for name in ("FIBNIM_NO_SIMD", "FIBNIM_PORTABLE_MUL") if truthy(name)]
+    compile_args = [] if os.name == "nt" else ["-O3"]
+    link_args = []
+    if truthy("FIBNIM_SANITIZE"):
+        sanitizers = "-fsanitize=address,undefined"
+        compile_args = ["-O1", "-g", "-fno-omit-frame-pointer", sanitizers]
+        compile_args.append("-fno-sanitize-recover=undefined")  # any finding is fatal
+        link_args = [sanitizers]
     modules = [
         Extension(
             f"fibnim.{pyx.stem}",
             [str(pyx.relative_to(HERE))],
             include_dirs=["fibnim_c"],
             define_macros=macros,
-            extra_compile_args=[] if os.name == "nt" else ["-O3"],
+            extra_compile_args=compile_args,
+            extra_link_args=link_args,
             optional=not truthy("FIBNIM_REQUIRE_EXTENSION"),
         )
         for pyx in sorted((HERE / "fibnim_c").glob("*.pyx"))

@@ -259,3 +259,65 @@ def test_fibonacci_nim_one_pile_in_whole_blocks():
     r = rng.integers(0, 2**20, size=5_000, dtype=np.int64)
     assert_same(fibnim.fibonacci_nim.is_p, n, r)
     assert_same(fibnim.fibonacci_nim.is_p, n)
+
+
+# --- random lengths and strides: the vector paths' tails and masks ----------------------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+STRIDED = [
+    fibnim.encode,
+    fibnim.decode,
+    fibnim.lowest_term,
+    fibnim.is_fibonacci,
+    fibnim.to_string,
+    fibnim.wythoff.pair,
+    fibnim.wythoff.is_lower,
+    fibnim.wythoff.is_upper,
+    fibnim.wythoff.index,
+    fibnim.wythoff.partner,
+    fibnim.fibonacci_nim.is_p,
+    fibnim.fibonacci_nim.winning_take,
+    lambda x: fibnim.wythoff.is_safe(x, x[::-1]),
+    lambda x: fibnim.wythoff.winning_move(x, x[::-1]),
+    lambda x: fibnim.wythoff.winning_move(x, x[::-1], misere=True),
+    lambda x: fibnim.fibonacci_nim.is_p(x, x[::-1] % 1000),
+    lambda x: fibnim.fibonacci_nim.global_is_p(np.stack([x, x[::-1]], axis=-1), 7),
+    lambda x: fibnim.power_nim.is_p(np.stack([x, x[::-1]], axis=-1), 5),
+]
+POOL = sorted({v for f in F[:94] for v in (f - 1, f, f + 1) if 0 <= v <= INT64_MAX})
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    function=st.sampled_from(STRIDED),
+    values=st.lists(st.sampled_from(POOL) | st.integers(0, 10**6), min_size=0, max_size=100),
+    step=st.integers(1, 3),
+    unsigned=st.booleans(),
+)
+def test_random_lengths_and_strides(function, values, step, unsigned):
+    """Compiled and pure agree, error or answer, on every length 0..100 and stride:
+    the 8-lane paths' tails and masks (and the sanitizer build runs this too)."""
+    wide = np.zeros(len(values) * step, dtype=np.uint64 if unsigned else np.int64)
+    wide[::step] = values
+    x = wide[::step]
+    outcomes = []
+    for name in ("cython", "python"):
+        if name not in _backend.available():
+            continue
+        _backend.use(name)
+        try:
+            outcomes.append(("ok", function(x)))
+        except (ValueError, OverflowError) as error:
+            outcomes.append(("error", str(error)))
+    first = outcomes[0]
+    for other in outcomes[1:]:
+        assert other[0] == first[0]
+        if first[0] == "error":
+            assert other[1] == first[1]
+        else:
+            answers = first[1] if isinstance(first[1], tuple) else (first[1],)
+            twins = other[1] if isinstance(other[1], tuple) else (other[1],)
+            for a, b in zip(answers, twins, strict=True):
+                assert a.dtype == b.dtype and (a == b).all()

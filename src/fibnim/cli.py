@@ -14,6 +14,7 @@ option or game, a missing input, an output in the way without --force).
 from __future__ import annotations
 
 import argparse
+import asyncio
 import concurrent.futures
 import os
 import signal
@@ -291,7 +292,9 @@ def _result(future: Any, signals: _Signals) -> Any:
         signals.check()
         try:
             return future.result(timeout=WAIT)
-        except (TimeoutError, concurrent.futures.TimeoutError):
+        # three names of one thing from Python 3.11 on; distributed's futures raise
+        # asyncio's, thread pools concurrent.futures'
+        except (TimeoutError, concurrent.futures.TimeoutError, asyncio.TimeoutError):
             continue
 
 
