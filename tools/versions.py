@@ -71,8 +71,8 @@ def install_numpy(python: str, which: str) -> str:
     ).stdout.strip()
 
 
-def cell(version: str, which: str, pytest_arguments: list[str]) -> tuple[str, str, str]:
-    """(python, numpy, outcome) of one cell of the matrix."""
+def cell(version: str, which: str, extra: list[str]) -> tuple[str, str, str]:
+    """(python, numpy, outcome) of one cell of the matrix; extra goes to pytest."""
     base = interpreter(version)
     if base is None:
         return version, which, "no interpreter here"
@@ -98,8 +98,7 @@ def cell(version: str, which: str, pytest_arguments: list[str]) -> tuple[str, st
         empty = Path(work) / "empty"  # so that the installed package is the one imported
         empty.mkdir()
         tests = subprocess.run(
-            [python, "-m", "pytest", str(ROOT / "tests"), "-q", "-p", "no:cacheprovider"]
-            + pytest_arguments,
+            [python, "-m", "pytest", str(ROOT / "tests"), "-q", "-p", "no:cacheprovider", *extra],
             cwd=empty,
             env=env,
             capture_output=True,
