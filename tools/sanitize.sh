@@ -14,9 +14,16 @@ trap 'rm -rf "$work"' EXIT
 python3 -m venv "$work/venv"
 "$work/venv/bin/python" -m pip install --quiet --upgrade pip
 echo "== the extension with -fsanitize=address,undefined"
+# from a copy of the sources: objects of another build (build/) must not be reused
+mkdir "$work/src"
+cp -r pyproject.toml setup.py MANIFEST.in README.md LICENSE src fibnim_c "$work/src/"
+rm -rf "$work/src/src/fibnim"/*.so
 FIBNIM_SANITIZE=1 FIBNIM_REQUIRE_EXTENSION=1 \
-    "$work/venv/bin/python" -m pip install --quiet --no-cache-dir ".[test]"
+    "$work/venv/bin/python" -m pip install --quiet --no-cache-dir "$work/src[test]"
 
+for module in "$work"/venv/lib/python*/site-packages/fibnim/_*.so; do
+    ldd "$module" | grep -q libasan || { echo "$module: not built with ASan" >&2; exit 1; }
+done
 runtime=$(${CC:-gcc} -print-file-name=libasan.so)
 test -e "$runtime" || { echo "no ASan runtime at $runtime" >&2; exit 1; }
 mkdir "$work/empty"
