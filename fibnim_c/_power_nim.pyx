@@ -8,24 +8,33 @@ from libc.stdint cimport int64_t, uint8_t, uint64_t
 from _simd cimport power_pairs8, simd_ready
 
 
+cdef inline uint64_t xor_of_row(const uint64_t[:, ::1] piles, Py_ssize_t i,
+                                uint64_t* top) noexcept nogil:
+    # The xor X of row i's piles, each read once; *top becomes the largest of
+    # them and its old value, for the caller's one check against the limit.
+    cdef Py_ssize_t j
+    cdef uint64_t x = 0, n
+    for j in range(piles.shape[1]):
+        n = piles[i, j]
+        x ^= n
+        top[0] = top[0] if top[0] > n else n
+    return x
+
+
 def is_p(const uint64_t[:, ::1] piles, const uint64_t[::1] r, uint8_t[::1] out, uint64_t limit):
     """out[i] = 1 where (piles[i]; r[i]) is a P-position of power-of-two Nim:
     sb(X) > r, X the xor of the piles (a bound no smaller than the piles is infinite).
     Returns the first i with a pile or r above limit, or -1."""
-    cdef Py_ssize_t i, j, start = 0, k = piles.shape[1]
+    cdef Py_ssize_t i, start = 0
     cdef Py_ssize_t above = -1
-    cdef uint64_t x, n, bound, top
+    cdef uint64_t x, bound, top
     with nogil:
-        if k == 2 and piles.shape[0] and simd_ready():
+        if piles.shape[1] == 2 and piles.shape[0] and simd_ready():
             start = power_pairs8(&piles[0, 0], &r[0], &out[0], piles.shape[0], limit)
         for i in range(start, piles.shape[0]):
-            x = 0
             bound = r[i]
             top = bound
-            for j in range(k):
-                n = piles[i, j]
-                x ^= n
-                top = top if top > n else n
+            x = xor_of_row(piles, i, &top)
             if top > limit:
                 above = i
                 break
@@ -38,13 +47,9 @@ cdef Py_ssize_t winning_move_rows(const uint64_t[:, ::1] piles, const uint64_t[:
     cdef Py_ssize_t i, j, k = piles.shape[1]
     cdef uint64_t x, n, bound, top
     for i in range(piles.shape[0]):
-        x = 0
         bound = r[i]
         top = bound
-        for j in range(k):
-            n = piles[i, j]
-            x ^= n
-            top = top if top > n else n
+        x = xor_of_row(piles, i, &top)
         if top > limit:
             return i
         pile[i] = -1
