@@ -27,7 +27,7 @@
 # short) the kernels fall back to the encode. tests/test_fibonacci_nim.py
 # recomputes both tables.
 
-from libc.stdint cimport int64_t, uint8_t, uint64_t
+from libc.stdint cimport int64_t, uint8_t, uint32_t, uint64_t
 
 from _scalar cimport (
     FIB, PHI_HI, PHI_LO, bit_length, encode_wide, fill_tables, lowest_index, lowest_term_of,
@@ -336,53 +336,60 @@ def two_pile_is_p(const uint64_t[:, ::1] piles, const uint64_t[::1] r, uint8_t[:
     return above_at
 
 
-cdef Py_ssize_t two_pile_move_rows(const uint64_t[:, ::1] piles, const uint64_t[::1] r,
-                  int64_t[::1] pile, int64_t[::1] take, uint64_t limit) noexcept nogil:
-    cdef Py_ssize_t i
-    cdef uint64_t xi, yi, ri, bound, k, lo, hi
+cdef int two_pile_move_of(uint64_t xi, uint64_t yi, uint64_t ri, uint64_t* chosen) noexcept nogil:
+    # The pile a winning move from (xi, yi; ri) takes from (its take in
+    # *chosen), or -1 from a P-position; see two_pile_move.
+    cdef uint64_t bound, k, lo, hi, chosen_take
     cdef uint64_t size[2]
     cdef int small, large, first, c, chosen_pile
     cdef uint64_t candidate_take[2]
     cdef int candidate_pile[2]
     cdef int candidates
-    cdef uint64_t chosen_take
+    if two_pile_p(xi, yi, ri):
+        return -1
+    size[0] = xi
+    size[1] = yi
+    small = 0 if xi <= yi else 1
+    large = 1 - small
+    k = size[large] - size[small]
+    bound = size[large] if ri > size[large] else ri
+    candidates = 1
+    candidate_pile[0] = small
+    candidate_take[0] = FIB[top_index(bound)]
+    if k:
+        lo = encode_wide(k, &hi)
+        first = lowest_index(lo, hi)
+        if FIB[first] <= bound:
+            candidates = 2
+            candidate_pile[0], candidate_take[0] = large, FIB[first]
+            candidate_pile[1], candidate_take[1] = small, FIB[first - 1]
+    for c in range(candidates):
+        chosen_pile = candidate_pile[c]
+        chosen_take = candidate_take[c]
+        if chosen_take > size[chosen_pile] or chosen_take > bound:
+            continue
+        size[chosen_pile] -= chosen_take
+        if two_pile_p(size[0], size[1], 2 * chosen_take):
+            chosen[0] = chosen_take
+            return chosen_pile
+        size[chosen_pile] += chosen_take
+    return -1  # not reached: the theorem names a winning candidate
+
+
+cdef Py_ssize_t two_pile_move_rows(const uint64_t[:, ::1] piles, const uint64_t[::1] r,
+                  int64_t[::1] pile, int64_t[::1] take, uint64_t limit) noexcept nogil:
+    cdef Py_ssize_t i
+    cdef uint64_t xi, yi, ri, chosen
+    cdef int j
     for i in range(piles.shape[0]):
         xi = piles[i, 0]
         yi = piles[i, 1]
         ri = r[i]
         if (xi > limit) | (yi > limit) | (ri > limit):
             return i
-        pile[i] = -1
-        take[i] = -1
-        if two_pile_p(xi, yi, ri):
-            continue
-        size[0] = xi
-        size[1] = yi
-        small = 0 if xi <= yi else 1
-        large = 1 - small
-        k = size[large] - size[small]
-        bound = size[large] if ri > size[large] else ri
-        candidates = 1
-        candidate_pile[0] = small
-        candidate_take[0] = FIB[top_index(bound)]
-        if k:
-            lo = encode_wide(k, &hi)
-            first = lowest_index(lo, hi)
-            if FIB[first] <= bound:
-                candidates = 2
-                candidate_pile[0], candidate_take[0] = large, FIB[first]
-                candidate_pile[1], candidate_take[1] = small, FIB[first - 1]
-        for c in range(candidates):
-            chosen_pile = candidate_pile[c]
-            chosen_take = candidate_take[c]
-            if chosen_take > size[chosen_pile] or chosen_take > bound:
-                continue
-            size[chosen_pile] -= chosen_take
-            if two_pile_p(size[0], size[1], 2 * chosen_take):
-                pile[i] = chosen_pile
-                take[i] = <int64_t>chosen_take
-                break
-            size[chosen_pile] += chosen_take
+        j = two_pile_move_of(xi, yi, ri, &chosen)
+        pile[i] = j
+        take[i] = <int64_t>chosen if j >= 0 else -1
     return -1
 
 
@@ -399,3 +406,122 @@ def two_pile_move(const uint64_t[:, ::1] piles, const uint64_t[::1] r,
         first_bad = two_pile_move_rows(piles, r, pile, take, limit)
     return first_bad
 
+
+
+# Fused kernels of fibnim.classify: row i of out is (1 for a P-position or 0,
+# the position after the winning move, -1 throughout where there is none), for
+# the position in row i of piles, read with any strides. Each returns the
+# first row with a pile above its limit, or -1.
+
+cdef inline void no_move(int64_t[:, :] out, Py_ssize_t i) noexcept nogil:
+    cdef Py_ssize_t j
+    out[i, 0] = 1
+    for j in range(1, out.shape[1]):
+        out[i, j] = -1
+
+
+cdef Py_ssize_t one_pile_rows(const uint64_t[:, :] piles, int64_t[:, :] out, uint64_t bound,
+                              bint opening, uint64_t limit) noexcept nogil:
+    cdef Py_ssize_t i
+    cdef uint64_t v, r, low
+    for i in range(piles.shape[0]):
+        v = piles[i, 0]
+        if v > limit:
+            return i
+        r = v - (v != 0) if opening else bound
+        low = lowest_term_of(v)
+        if v == 0 or low > r:
+            no_move(out, i)
+        else:
+            out[i, 0] = 0
+            out[i, 1] = <int64_t>(v - low)
+    return -1
+
+
+def classify_one_pile(const uint64_t[:, :] piles, int64_t[:, :] out, uint64_t bound,
+                      bint opening, uint64_t limit):
+    """One pile: take its lowest Zeckendorf term where that is at most the bound
+    (opening: n - 1, the first move's)."""
+    cdef Py_ssize_t first_bad
+    with nogil:
+        first_bad = one_pile_rows(piles, out, bound, opening, limit)
+    return first_bad
+
+
+cdef Py_ssize_t two_piles_rows(const uint64_t[:, :] piles, int64_t[:, :] out, uint64_t bound,
+                               uint64_t limit) noexcept nogil:
+    cdef Py_ssize_t i
+    cdef uint64_t xi, yi, take
+    cdef int j
+    for i in range(piles.shape[0]):
+        xi = piles[i, 0]
+        yi = piles[i, 1]
+        if (xi > limit) | (yi > limit):
+            return i
+        j = two_pile_move_of(xi, yi, bound, &take)
+        if j < 0:
+            no_move(out, i)
+            continue
+        out[i, 0] = 0
+        out[i, 1] = <int64_t>(xi - take * (j == 0))
+        out[i, 2] = <int64_t>(yi - take * (j == 1))
+    return -1
+
+
+def classify_two_piles(const uint64_t[:, :] piles, int64_t[:, :] out, uint64_t bound,
+                       uint64_t limit):
+    """Two piles of global Fibonacci Nim: the closed form's move (two_pile_move)."""
+    cdef Py_ssize_t first_bad
+    with nogil:
+        first_bad = two_piles_rows(piles, out, bound, limit)
+    return first_bad
+
+
+cdef enum:
+    MOST_AXES = 64  # numpy's most dimensions: the threshold table has one per pile
+
+
+cdef Py_ssize_t searched_rows(const uint64_t[:, :] piles, int64_t[:, :] out,
+                              const uint32_t[::1] table, const int64_t[::1] steps,
+                              const uint64_t[::1] sizes, uint64_t bound,
+                              uint64_t limit) noexcept nogil:
+    cdef Py_ssize_t i, j, chosen, at, k = piles.shape[1]
+    cdef uint64_t values[MOST_AXES]
+    cdef uint64_t threshold, after
+    for i in range(piles.shape[0]):
+        at = 0
+        for j in range(k):
+            values[j] = piles[i, j]
+            if values[j] > sizes[j] or values[j] > limit:
+                return i
+            at += <Py_ssize_t>values[j] * steps[j]
+        threshold = table[at]
+        if threshold == 0 or threshold > bound:
+            no_move(out, i)
+            continue
+        chosen = -1
+        for j in range(k):
+            if values[j] >= threshold:
+                after = table[at - <Py_ssize_t>threshold * steps[j]]
+                if after == 0 or after > 2 * threshold:
+                    chosen = j
+                    break
+        out[i, 0] = 0
+        for j in range(k):
+            out[i, 1 + j] = <int64_t>(values[j] - threshold * (j == chosen))
+    return -1
+
+
+def classify_searched(const uint64_t[:, :] piles, int64_t[:, :] out, const uint32_t[::1] table,
+                      const int64_t[::1] steps, const uint64_t[::1] sizes, uint64_t bound,
+                      uint64_t limit):
+    """Three or more piles, from the threshold table T of fibnim.solvers
+    (flattened; steps[j] elements apart along pile j, whose piles are at most
+    sizes[j], each at most limit): P iff T = 0 or T > bound; else take T from
+    the first pile n >= T after which T' = 0 or T' > 2 T (the least winning take)."""
+    cdef Py_ssize_t first_bad
+    if piles.shape[1] > MOST_AXES or steps.shape[0] != piles.shape[1] or sizes.shape[0] != piles.shape[1]:
+        raise ValueError(f"one step and one size per pile, at most {MOST_AXES} piles")
+    with nogil:
+        first_bad = searched_rows(piles, out, table, steps, sizes, bound, limit)
+    return first_bad

@@ -77,3 +77,49 @@ def winning_move(const uint64_t[:, ::1] piles, const uint64_t[::1] r,
         first_bad = winning_move_rows(piles, r, pile, take, bouton, limit)
     return first_bad
 
+
+
+
+cdef Py_ssize_t classify_rows(const uint64_t[:, :] piles, int64_t[:, :] out, uint64_t bound,
+                              bint bouton, uint64_t limit) noexcept nogil:
+    cdef Py_ssize_t i, j, chosen, k = piles.shape[1]
+    cdef uint64_t x, n, top, take
+    for i in range(piles.shape[0]):
+        x = 0
+        top = 0
+        for j in range(k):
+            n = piles[i, j]
+            x ^= n
+            top = top if top > n else n
+        if top > limit:
+            return i
+        if x == 0 or (not bouton and (x & (0 - x)) > bound):
+            out[i, 0] = 1
+            for j in range(k):
+                out[i, 1 + j] = -1
+            continue
+        out[i, 0] = 0
+        chosen = -1
+        # read again, so checked again (a row changed meanwhile gets a target
+        # of what is read now, never of unchecked memory)
+        for j in range(k):
+            n = piles[i, j]
+            if n > limit:
+                return i
+            if chosen < 0 and (n ^ x) < n:
+                chosen = j
+                n = n ^ x if bouton else n - (x & (0 - x))
+            out[i, 1 + j] = <int64_t>n
+    return -1
+
+
+def classify(const uint64_t[:, :] piles, int64_t[:, :] out, uint64_t bound, bint bouton,
+             uint64_t limit):
+    """Fused kernel of fibnim.classify: row i of out is (1 for a P-position or 0,
+    the position after winning_move's move, -1 throughout where there is none),
+    for the position in row i of piles, read with any strides. Returns the
+    first row with a pile above limit, or -1."""
+    cdef Py_ssize_t first_bad
+    with nogil:
+        first_bad = classify_rows(piles, out, bound, bouton, limit)
+    return first_bad

@@ -32,8 +32,10 @@ cdef extern from *:
         return ready && fibnim_simd_wanted;
     }
 
-    /* The bits of m * F from 2**0 up, as five 52-bit columns c[0..4]. */
-    FIBNIM_TARGET static inline void fibnim_golden8(__m512i m, __m512i c[5]) {
+    /* The bits of m * F from 2**0 up, as five 52-bit columns c[0..4]. With
+       one_limb (every m below 2**52, so m1 = 0) the products of m1 are left
+       out: half the multiplies, the same bits. */
+    FIBNIM_TARGET static inline void fibnim_golden8(__m512i m, __m512i c[5], int one_limb) {
         const __m512i mask = _mm512_set1_epi64((1ULL << 52) - 1);
         /* F = 0x9e3779b97f4a7c15f39cc0605cedc834 in 52-bit limbs */
         const __m512i g0 = _mm512_set1_epi64(0xcc0605cedc834LL);
@@ -45,15 +47,18 @@ cdef extern from *:
         __m512i c0 = _mm512_madd52lo_epu64(zero, m0, g0);
         __m512i c1 = _mm512_madd52hi_epu64(zero, m0, g0);
         c1 = _mm512_madd52lo_epu64(c1, m0, g1);
-        c1 = _mm512_madd52lo_epu64(c1, m1, g0);
         __m512i c2 = _mm512_madd52hi_epu64(zero, m0, g1);
-        c2 = _mm512_madd52hi_epu64(c2, m1, g0);
         c2 = _mm512_madd52lo_epu64(c2, m0, g2);
-        c2 = _mm512_madd52lo_epu64(c2, m1, g1);
         __m512i c3 = _mm512_madd52hi_epu64(zero, m0, g2);
-        c3 = _mm512_madd52hi_epu64(c3, m1, g1);
-        c3 = _mm512_madd52lo_epu64(c3, m1, g2);
-        __m512i c4 = _mm512_madd52hi_epu64(zero, m1, g2);
+        __m512i c4 = zero;
+        if (!one_limb) {
+            c1 = _mm512_madd52lo_epu64(c1, m1, g0);
+            c2 = _mm512_madd52hi_epu64(c2, m1, g0);
+            c2 = _mm512_madd52lo_epu64(c2, m1, g1);
+            c3 = _mm512_madd52hi_epu64(c3, m1, g1);
+            c3 = _mm512_madd52lo_epu64(c3, m1, g2);
+            c4 = _mm512_madd52hi_epu64(zero, m1, g2);
+        }
         /* carry the columns: each holds at most a few 52-bit terms */
         c1 = _mm512_add_epi64(c1, _mm512_srli_epi64(c0, 52));
         c2 = _mm512_add_epi64(c2, _mm512_srli_epi64(c1, 52));
@@ -68,9 +73,9 @@ cdef extern from *:
 
     /* floor(m (phi - 1)) = the bits of m * F from 2**128 (bit 24 of column 2) up;
        it is below 2**63, so column 4 is 0 and column 3 below 2**35. */
-    FIBNIM_TARGET static inline __m512i fibnim_golden_floor8(__m512i m) {
+    FIBNIM_TARGET static inline __m512i fibnim_golden_floor8(__m512i m, int one_limb) {
         __m512i c[5];
-        fibnim_golden8(m, c);
+        fibnim_golden8(m, c, one_limb);
         return _mm512_add_epi64(_mm512_srli_epi64(c[2], 24), _mm512_slli_epi64(c[3], 28));
     }
 
@@ -78,11 +83,11 @@ cdef extern from *:
        them (x >= 1 or not), and in *below the count of A-numbers <= x, from the
        192-bit product (x + 1) F: its integer part, and its 128-bit fraction
        against F itself. */
-    FIBNIM_TARGET static inline __mmask8 fibnim_lower_count8(__m512i x, __m512i *below) {
+    FIBNIM_TARGET static inline __mmask8 fibnim_lower_count8(__m512i x, __m512i *below, int one_limb) {
         const __m512i phi_hi = _mm512_set1_epi64((long long)0x9e3779b97f4a7c15ULL);
         const __m512i phi_lo = _mm512_set1_epi64((long long)0xf39cc0605cedc834ULL);
         __m512i c[5];
-        fibnim_golden8(_mm512_add_epi64(x, _mm512_set1_epi64(1)), c);
+        fibnim_golden8(_mm512_add_epi64(x, _mm512_set1_epi64(1)), c, one_limb);
         *below = _mm512_add_epi64(_mm512_srli_epi64(c[2], 24), _mm512_slli_epi64(c[3], 28));
         __m512i frac_lo = _mm512_or_si512(c[0], _mm512_slli_epi64(c[1], 52));
         __m512i frac_hi = _mm512_or_si512(_mm512_srli_epi64(c[1], 12),
@@ -102,7 +107,7 @@ cdef extern from *:
             __m512i large = _mm512_max_epu64(a, b);
             if (_mm512_cmpgt_epu64_mask(large, most)) break;
             __m512i d = _mm512_sub_epi64(large, s);
-            __m512i a_d = _mm512_add_epi64(d, fibnim_golden_floor8(d));
+            __m512i a_d = _mm512_add_epi64(d, fibnim_golden_floor8(d, 0));
             __mmask8 safe = _mm512_cmpeq_epu64_mask(s, a_d);
             _mm_storel_epi64((__m128i *)(out + i), _mm_maskz_set1_epi8(safe, 1));
         }
@@ -116,7 +121,7 @@ cdef extern from *:
         for (; i + 8 <= count; i += 8) {
             __m512i v = _mm512_loadu_si512((const void *)(n + i));
             if (_mm512_cmpgt_epu64_mask(v, most)) break;
-            __m512i lower = _mm512_add_epi64(v, fibnim_golden_floor8(v));
+            __m512i lower = _mm512_add_epi64(v, fibnim_golden_floor8(v, 0));
             _mm512_storeu_si512((void *)(a + i), lower);
             _mm512_storeu_si512((void *)(b + i), _mm512_add_epi64(lower, v));
         }
@@ -134,7 +139,7 @@ cdef extern from *:
             __m512i v = _mm512_loadu_si512((const void *)(x + i));
             if (_mm512_cmpgt_epu64_mask(v, most)) break;
             __m512i below;
-            __mmask8 lower = fibnim_lower_count8(v, &below);
+            __mmask8 lower = fibnim_lower_count8(v, &below, 0);
             __mmask8 nonzero = _mm512_test_epi64_mask(v, v);
             __mmask8 result = upper ? (__mmask8)(~lower & nonzero) : (__mmask8)(lower & nonzero);
             _mm_storel_epi64((__m128i *)(out + i), _mm_maskz_set1_epi8(result, 1));
@@ -142,44 +147,134 @@ cdef extern from *:
         return i;
     }
 
-    /* Silber's winning move in normal play, as winning_move in _wythoff.pyx. */
+    /* For values below 2**24 (SMALL) a double does both: its error in
+       t = m (phi - 1) is below 2**-28, while t is at least 0.38 / m > 2**-26
+       from an integer, and frac((x + 1)(phi - 1)) as far from phi - 1 (the
+       golden ratio is the worst approximable number: m ||m phi|| > 0.38 for all
+       m >= 1). tests/test_wythoff.py checks every value below 2**24. */
+    #define FIBNIM_SMALL (1LL << 24)
+    #define FIBNIM_PHI_MINUS_1 0.6180339887498949
+    enum { FIBNIM_SMALL_LANES, FIBNIM_ONE_LIMB_LANES, FIBNIM_WIDE_LANES };
+
+    FIBNIM_TARGET static inline __m512i fibnim_golden_floor8_small(__m512i m) {
+        __m512d t = _mm512_mul_pd(_mm512_cvtepu64_pd(m), _mm512_set1_pd(FIBNIM_PHI_MINUS_1));
+        return _mm512_cvttpd_epu64(t);
+    }
+
+    FIBNIM_TARGET static inline __mmask8 fibnim_lower_count8_small(__m512i x, __m512i *below) {
+        __m512d t = _mm512_mul_pd(_mm512_cvtepu64_pd(_mm512_add_epi64(x, _mm512_set1_epi64(1))),
+                                  _mm512_set1_pd(FIBNIM_PHI_MINUS_1));
+        __m512d whole = _mm512_roundscale_pd(t, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+        *below = _mm512_cvttpd_epu64(whole);
+        return _mm512_cmp_pd_mask(_mm512_sub_pd(t, whole), _mm512_set1_pd(FIBNIM_PHI_MINUS_1),
+                                  _CMP_LT_OQ);
+    }
+
+    /* Silber's winning move in normal play from eight positions (a, b), as
+       winning_move in _wythoff.pyx: the targets in *ta, *tb, -1 where none. */
+    FIBNIM_TARGET static inline void fibnim_move8(
+            __m512i a, __m512i b, int width, __m512i *ta, __m512i *tb) {
+        const __m512i zero = _mm512_setzero_si512();
+        const __m512i none_value = _mm512_set1_epi64(-1);
+        __m512i s = _mm512_min_epu64(a, b);
+        __m512i l = _mm512_max_epu64(a, b);
+        /* below = the A-numbers <= s; s = a_n (lower) has partner s + below,
+           s = b_n has partner a_n = below (0 for s = 0) */
+        __m512i below;
+        __mmask8 lower = width == FIBNIM_SMALL_LANES ? fibnim_lower_count8_small(s, &below)
+            : fibnim_lower_count8(s, &below, width == FIBNIM_ONE_LIMB_LANES);
+        __m512i other = _mm512_mask_add_epi64(below, lower, below, s);
+        __mmask8 nonzero = _mm512_cmpneq_epu64_mask(s, zero);
+        __mmask8 equal = _mm512_cmpeq_epu64_mask(s, l);
+        __mmask8 none = (lower & _mm512_cmpeq_epu64_mask(l, other) & nonzero)
+            | _mm512_cmpeq_epu64_mask(l, zero);
+        __mmask8 empty = equal | (__mmask8)~nonzero;
+        __mmask8 diagonal = lower & _mm512_cmplt_epu64_mask(l, other) & nonzero & (__mmask8)~equal;
+        __m512i ts = _mm512_maskz_mov_epi64((__mmask8)~empty, s);
+        __m512i tl = _mm512_maskz_mov_epi64((__mmask8)~empty, other);
+        /* a_n < l < b_n: to (a_d, b_d), d = l - s; computed for every lane, as
+           a branch on "any lane diagonal" is a coin toss on mixed data */
+        __m512i d = _mm512_sub_epi64(l, s);
+        __m512i a_d = _mm512_add_epi64(d, width == FIBNIM_SMALL_LANES ? fibnim_golden_floor8_small(d)
+            : fibnim_golden_floor8(d, width == FIBNIM_ONE_LIMB_LANES));
+        ts = _mm512_mask_mov_epi64(ts, diagonal, a_d);
+        tl = _mm512_mask_mov_epi64(tl, diagonal, _mm512_add_epi64(a_d, d));
+        ts = _mm512_mask_mov_epi64(ts, none, none_value);
+        tl = _mm512_mask_mov_epi64(tl, none, none_value);
+        __mmask8 swapped = _mm512_cmpgt_epu64_mask(a, b);
+        *ta = _mm512_mask_blend_epi64(swapped, ts, tl);
+        *tb = _mm512_mask_blend_epi64(swapped, tl, ts);
+    }
+
+    /* How wide eight lanes are, by their largest pile l: every pile (and so
+       s + 1) below 2**24, the doubles do; below 2**52 - 1, one limb and half
+       the multiplies do; otherwise the whole product. Most data is narrow. */
+
+    FIBNIM_TARGET static inline void fibnim_move8_by_width(
+            __m512i a, __m512i b, __m512i l, __m512i *ta, __m512i *tb) {
+        if (!_mm512_cmpge_epu64_mask(l, _mm512_set1_epi64(FIBNIM_SMALL)))
+            fibnim_move8(a, b, FIBNIM_SMALL_LANES, ta, tb);
+        else if (!_mm512_cmpge_epu64_mask(l, _mm512_set1_epi64((1LL << 52) - 1)))
+            fibnim_move8(a, b, FIBNIM_ONE_LIMB_LANES, ta, tb);
+        else
+            fibnim_move8(a, b, FIBNIM_WIDE_LANES, ta, tb);
+    }
+
     FIBNIM_TARGET static Py_ssize_t fibnim_winning_move8(
             const uint64_t *x, const uint64_t *y, int64_t *tx, int64_t *ty, Py_ssize_t n,
             uint64_t limit) {
         Py_ssize_t i = 0;
         const __m512i most = _mm512_set1_epi64((long long)limit);
-        const __m512i zero = _mm512_setzero_si512();
-        const __m512i none_value = _mm512_set1_epi64(-1);
         for (; i + 8 <= n; i += 8) {
             __m512i a = _mm512_loadu_si512((const void *)(x + i));
             __m512i b = _mm512_loadu_si512((const void *)(y + i));
-            __m512i s = _mm512_min_epu64(a, b);
             __m512i l = _mm512_max_epu64(a, b);
             if (_mm512_cmpgt_epu64_mask(l, most)) break;
-            /* below = the A-numbers <= s; s = a_n (lower) has partner s + below,
-               s = b_n has partner a_n = below (0 for s = 0) */
-            __m512i below;
-            __mmask8 lower = fibnim_lower_count8(s, &below);
-            __m512i other = _mm512_mask_add_epi64(below, lower, below, s);
-            __mmask8 nonzero = _mm512_cmpneq_epu64_mask(s, zero);
-            __mmask8 equal = _mm512_cmpeq_epu64_mask(s, l);
-            __mmask8 none = (lower & _mm512_cmpeq_epu64_mask(l, other) & nonzero)
-                | _mm512_cmpeq_epu64_mask(l, zero);
-            __mmask8 empty = equal | (__mmask8)~nonzero;
-            __mmask8 diagonal = lower & _mm512_cmplt_epu64_mask(l, other) & nonzero & (__mmask8)~equal;
-            __m512i ts = _mm512_maskz_mov_epi64((__mmask8)~empty, s);
-            __m512i tl = _mm512_maskz_mov_epi64((__mmask8)~empty, other);
-            /* a_n < l < b_n: to (a_d, b_d), d = l - s; computed for every lane, as
-               a branch on "any lane diagonal" is a coin toss on mixed data */
-            __m512i d = _mm512_sub_epi64(l, s);
-            __m512i a_d = _mm512_add_epi64(d, fibnim_golden_floor8(d));
-            ts = _mm512_mask_mov_epi64(ts, diagonal, a_d);
-            tl = _mm512_mask_mov_epi64(tl, diagonal, _mm512_add_epi64(a_d, d));
-            ts = _mm512_mask_mov_epi64(ts, none, none_value);
-            tl = _mm512_mask_mov_epi64(tl, none, none_value);
-            __mmask8 swapped = _mm512_cmpgt_epu64_mask(a, b);
-            _mm512_storeu_si512((void *)(tx + i), _mm512_mask_blend_epi64(swapped, ts, tl));
-            _mm512_storeu_si512((void *)(ty + i), _mm512_mask_blend_epi64(swapped, tl, ts));
+            __m512i ta, tb;
+            fibnim_move8_by_width(a, b, l, &ta, &tb);
+            _mm512_storeu_si512((void *)(tx + i), ta);
+            _mm512_storeu_si512((void *)(ty + i), tb);
+        }
+        return i;
+    }
+
+    /* classify of _wythoff.pyx in normal play, for C-contiguous rows: piles
+       (n, 2) in, out (n, 3) = (1 for P or 0, the target, -1 -1 where none). */
+    FIBNIM_TARGET static Py_ssize_t fibnim_classify_wythoff8(
+            const uint64_t *piles, int64_t *out, Py_ssize_t n, uint64_t limit) {
+        Py_ssize_t i = 0;
+        const __m512i most = _mm512_set1_epi64((long long)limit);
+        const __m512i first = _mm512_set_epi64(14, 12, 10, 8, 6, 4, 2, 0);
+        const __m512i second = _mm512_set_epi64(15, 13, 11, 9, 7, 5, 3, 1);
+        /* row j of the eight goes to lanes 3j, 3j + 1, 3j + 2 of the 24 out:
+           (p_j, ta_j, tb_j); from p and ta first, tb then put in its lanes */
+        const __m512i pa0 = _mm512_set_epi64(10, 2, 0, 9, 1, 0, 8, 0);
+        const __m512i pa1 = _mm512_set_epi64(5, 0, 12, 4, 0, 11, 3, 0);
+        const __m512i pa2 = _mm512_set_epi64(0, 15, 7, 0, 14, 6, 0, 13);
+        const __m512i pb0 = _mm512_set_epi64(0, 0, 1, 0, 0, 0, 0, 0);
+        const __m512i pb1 = _mm512_set_epi64(0, 4, 0, 0, 3, 0, 0, 2);
+        const __m512i pb2 = _mm512_set_epi64(7, 0, 0, 6, 0, 0, 5, 0);
+        const __m512i one = _mm512_set1_epi64(1);
+        const __m512i none = _mm512_set1_epi64(-1);
+        for (; i + 8 <= n; i += 8) {
+            __m512i lo = _mm512_loadu_si512((const void *)(piles + 2 * i));
+            __m512i hi = _mm512_loadu_si512((const void *)(piles + 2 * i + 8));
+            __m512i a = _mm512_permutex2var_epi64(lo, first, hi);
+            __m512i b = _mm512_permutex2var_epi64(lo, second, hi);
+            __m512i l = _mm512_max_epu64(a, b);
+            if (_mm512_cmpgt_epu64_mask(l, most)) break;
+            __m512i ta, tb;
+            fibnim_move8_by_width(a, b, l, &ta, &tb);
+            __m512i p = _mm512_maskz_mov_epi64(_mm512_cmpeq_epi64_mask(ta, none), one);
+            __m512i o0 = _mm512_permutex2var_epi64(p, pa0, ta);
+            __m512i o1 = _mm512_permutex2var_epi64(p, pa1, ta);
+            __m512i o2 = _mm512_permutex2var_epi64(p, pa2, ta);
+            o0 = _mm512_mask_permutexvar_epi64(o0, 0x24, pb0, tb);
+            o1 = _mm512_mask_permutexvar_epi64(o1, 0x49, pb1, tb);
+            o2 = _mm512_mask_permutexvar_epi64(o2, 0x92, pb2, tb);
+            _mm512_storeu_si512((void *)(out + 3 * i), o0);
+            _mm512_storeu_si512((void *)(out + 3 * i + 8), o1);
+            _mm512_storeu_si512((void *)(out + 3 * i + 16), o2);
         }
         return i;
     }
@@ -350,6 +445,7 @@ cdef extern from *:
     static Py_ssize_t fibnim_winning_move8(const uint64_t *x, const uint64_t *y, int64_t *tx, int64_t *ty, Py_ssize_t n, uint64_t limit) { return 0; }
     static Py_ssize_t fibnim_fib_is_p8(const uint64_t *n, const uint64_t *r, uint8_t *out, Py_ssize_t count, uint64_t limit, const uint64_t *rows, int *any_unsure) { return 0; }
     static Py_ssize_t fibnim_fib_two_pile8(const uint64_t *piles, const uint64_t *r, uint8_t *out, Py_ssize_t count, uint64_t limit, const uint64_t *rows, int *any_unsure) { return 0; }
+    static Py_ssize_t fibnim_classify_wythoff8(const uint64_t *piles, int64_t *out, Py_ssize_t n, uint64_t limit) { return 0; }
     #endif
     """
     int simd_wanted "fibnim_simd_wanted"
@@ -358,6 +454,7 @@ cdef extern from *:
     Py_ssize_t pair8 "fibnim_pair8"(const uint64_t* n, int64_t* a, int64_t* b, Py_ssize_t count, uint64_t limit) noexcept nogil
     Py_ssize_t is_lower8 "fibnim_is_lower8"(const uint64_t* x, uint8_t* out, Py_ssize_t n, int upper, uint64_t limit) noexcept nogil
     Py_ssize_t winning_move8 "fibnim_winning_move8"(const uint64_t* x, const uint64_t* y, int64_t* tx, int64_t* ty, Py_ssize_t n, uint64_t limit) noexcept nogil
+    Py_ssize_t classify_wythoff8 "fibnim_classify_wythoff8"(const uint64_t* piles, int64_t* out, Py_ssize_t n, uint64_t limit) noexcept nogil
     Py_ssize_t power_pairs8 "fibnim_power_pairs8"(const uint64_t* piles, const uint64_t* r, uint8_t* out, Py_ssize_t n, uint64_t limit) noexcept nogil
     Py_ssize_t fib_is_p8 "fibnim_fib_is_p8"(const uint64_t* n, const uint64_t* r, uint8_t* out, Py_ssize_t count, uint64_t limit, const uint64_t* rows, int* any_unsure) noexcept nogil
     Py_ssize_t fib_two_pile8 "fibnim_fib_two_pile8"(const uint64_t* piles, const uint64_t* r, uint8_t* out, Py_ssize_t count, uint64_t limit, const uint64_t* rows, int* any_unsure) noexcept nogil

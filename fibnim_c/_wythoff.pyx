@@ -15,7 +15,9 @@ from _scalar cimport (
     beatty, ctz64, decode_wide, encode_wide, fill_tables, lower_count, normal_safe, select,
 )
 
-from _simd cimport is_lower8, is_safe8, pair8, simd_ready, simd_wanted, winning_move8
+from _simd cimport (
+    classify_wythoff8, is_lower8, is_safe8, pair8, simd_ready, simd_wanted, winning_move8,
+)
 
 fill_tables()
 
@@ -76,7 +78,7 @@ def is_safe(const uint64_t[::1] x, const uint64_t[::1] y, uint8_t[::1] out, bint
     return above
 
 
-cdef Py_ssize_t classify(const uint64_t[::1] x, uint8_t[::1] out, uint64_t limit, bint upper) noexcept nogil:
+cdef Py_ssize_t lower_or_upper(const uint64_t[::1] x, uint8_t[::1] out, uint64_t limit, bint upper) noexcept nogil:
     # is_lower and is_upper: out[i] = 1 where x[i] >= 1 is an A-number (B-number, upper)
     cdef Py_ssize_t i, start = 0
     cdef uint64_t v, below
@@ -94,7 +96,7 @@ def is_lower(const uint64_t[::1] x, uint8_t[::1] out, uint64_t limit):
     """out[i] = 1 where x[i] is an A-number; the index of the first x above limit, or -1."""
     cdef Py_ssize_t above
     with nogil:
-        above = classify(x, out, limit, False)
+        above = lower_or_upper(x, out, limit, False)
     return above
 
 
@@ -102,7 +104,7 @@ def is_upper(const uint64_t[::1] x, uint8_t[::1] out, uint64_t limit):
     """out[i] = 1 where x[i] is a B-number; the index of the first x above limit, or -1."""
     cdef Py_ssize_t above
     with nogil:
-        above = classify(x, out, limit, True)
+        above = lower_or_upper(x, out, limit, True)
     return above
 
 
@@ -175,80 +177,143 @@ cdef enum:
     BLOCK = 512  # positions per pass of winning_move
 
 
+cdef Py_ssize_t moves(const uint64_t* x, const uint64_t* y, int64_t* tx, int64_t* ty,
+                      Py_ssize_t size, bint misere, uint64_t limit) noexcept nogil:
+    # winning_move over `size` positions from pointers; the index of the first
+    # pile above limit, or -1
+    cdef Py_ssize_t i, j, stop, diagonals
+    cdef Py_ssize_t start = 0
+    cdef Py_ssize_t diagonal_at[BLOCK]
+    cdef uint64_t diagonal_d[BLOCK]
+    cdef uint64_t xi, yi, s, l, n, other, d, ts, tl, empty, none, swapped
+    cdef bint lower, diagonal
+    if size and not misere and simd_ready():
+        start = winning_move8(x, y, tx, ty, size, limit)
+    while start < size:
+        stop = start + BLOCK if size - start > BLOCK else size
+        diagonals = 0
+        # Pass 1: every case but the diagonal one, with masks rather than
+        # branches (which case applies is a coin toss on most data).
+        for i in range(start, stop):
+            xi = x[i]
+            yi = y[i]
+            s = xi if xi < yi else yi
+            l = xi ^ yi ^ s
+            if l > limit:
+                return i
+            lower = lower_count(s, &n)
+            other = s + n if lower else n  # the partner: b_n = a_n + n, or a_n (0 for 0)
+            # s = b_n, or s = a_n and l > b_n: the large pile goes to the partner;
+            # equal piles, or one empty: take everything
+            empty = 0 - <uint64_t>((s == l) | (s == 0))
+            ts = s & ~empty
+            tl = other & ~empty
+            # a P-position, (a_n, b_n) or (0, 0): no winning move
+            none = 0 - <uint64_t>((lower & (l == other) & (s != 0)) | (l == 0))
+            ts |= none
+            tl |= none
+            swapped = 0 - <uint64_t>(xi > yi)
+            tx[i] = <int64_t>((ts & ~swapped) | (tl & swapped))
+            ty[i] = <int64_t>((tl & ~swapped) | (ts & swapped))
+            # a_n < l < b_n: the diagonal move, left to pass 2 (rare on most data)
+            diagonal = lower & (l < other) & (s != 0) & (s != l)
+            diagonal_at[diagonals] = i
+            diagonal_d[diagonals] = l - s  # kept: x and y may change under us
+            diagonals += diagonal
+        # Pass 2: to (a_d, b_d), d = l - s: the same amount from both piles.
+        for j in range(diagonals):
+            i = diagonal_at[j]
+            d = diagonal_d[j]
+            ts = beatty(d)
+            tl = ts + d
+            # pass 1 wrote tx[i] = s, ty[i] = the partner when x <= y, or else
+            # the other way round; the partner exceeds s
+            swapped = 0 - <uint64_t>(tx[i] > ty[i])
+            tx[i] = <int64_t>((ts & ~swapped) | (tl & swapped))
+            ty[i] = <int64_t>((tl & ~swapped) | (ts & swapped))
+        if misere:
+            for i in range(start, stop):
+                xi = x[i]
+                yi = y[i]
+                if (xi > limit) | (yi > limit):
+                    return i
+                if xi <= 2 or yi <= 2 or (<uint64_t>tx[i] <= 2 and <uint64_t>ty[i] <= 2):
+                    misere_fix(xi, yi, &tx[i], &ty[i])
+        start = stop
+    return -1
+
+
 def winning_move(const uint64_t[::1] x, const uint64_t[::1] y, int64_t[::1] tx, int64_t[::1] ty,
                  bint misere, uint64_t limit):
     """(tx[i], ty[i]) = Silber's winning move from (x[i], y[i]) (spec/math.md
     section 4), in pile order; -1 where there is none. Returns the index of the
     first pile above limit, or -1."""
-    cdef Py_ssize_t i, j, stop, diagonals
-    cdef Py_ssize_t start = 0
-    cdef Py_ssize_t size = x.shape[0]
-    cdef Py_ssize_t diagonal_at[BLOCK]
-    cdef uint64_t diagonal_d[BLOCK]
-    cdef uint64_t xi, yi, s, l, n, other, d, ts, tl, empty, none, swapped
-    cdef bint lower, diagonal
     cdef Py_ssize_t above = -1
-    with nogil:
-        if size and not misere and simd_ready():
-            start = winning_move8(&x[0], &y[0], &tx[0], &ty[0], size, limit)
-        while start < size:
-            stop = start + BLOCK if size - start > BLOCK else size
-            diagonals = 0
-            # Pass 1: every case but the diagonal one, with masks rather than
-            # branches (which case applies is a coin toss on most data).
-            for i in range(start, stop):
-                xi = x[i]
-                yi = y[i]
-                s = xi if xi < yi else yi
-                l = xi ^ yi ^ s
-                if l > limit:
-                    above = i
-                    break
-                lower = lower_count(s, &n)
-                other = s + n if lower else n  # the partner: b_n = a_n + n, or a_n (0 for 0)
-                # s = b_n, or s = a_n and l > b_n: the large pile goes to the partner;
-                # equal piles, or one empty: take everything
-                empty = 0 - <uint64_t>((s == l) | (s == 0))
-                ts = s & ~empty
-                tl = other & ~empty
-                # a P-position, (a_n, b_n) or (0, 0): no winning move
-                none = 0 - <uint64_t>((lower & (l == other) & (s != 0)) | (l == 0))
-                ts |= none
-                tl |= none
-                swapped = 0 - <uint64_t>(xi > yi)
-                tx[i] = <int64_t>((ts & ~swapped) | (tl & swapped))
-                ty[i] = <int64_t>((tl & ~swapped) | (ts & swapped))
-                # a_n < l < b_n: the diagonal move, left to pass 2 (rare on most data)
-                diagonal = lower & (l < other) & (s != 0) & (s != l)
-                diagonal_at[diagonals] = i
-                diagonal_d[diagonals] = l - s  # kept: x and y may change under us
-                diagonals += diagonal
-            if above >= 0:
-                break
-            # Pass 2: to (a_d, b_d), d = l - s: the same amount from both piles.
-            for j in range(diagonals):
-                i = diagonal_at[j]
-                d = diagonal_d[j]
-                ts = beatty(d)
-                tl = ts + d
-                # pass 1 wrote tx[i] = s, ty[i] = the partner when x <= y, or else
-                # the other way round; the partner exceeds s
-                swapped = 0 - <uint64_t>(tx[i] > ty[i])
-                tx[i] = <int64_t>((ts & ~swapped) | (tl & swapped))
-                ty[i] = <int64_t>((tl & ~swapped) | (ts & swapped))
-            if misere:
-                for i in range(start, stop):
-                    xi = x[i]
-                    yi = y[i]
-                    if (xi > limit) | (yi > limit):
-                        above = i
-                        break
-                    if xi <= 2 or yi <= 2 or (<uint64_t>tx[i] <= 2 and <uint64_t>ty[i] <= 2):
-                        misere_fix(xi, yi, &tx[i], &ty[i])
-                if above >= 0:
-                    break
-            start = stop
+    if x.shape[0]:
+        with nogil:
+            above = moves(&x[0], &y[0], &tx[0], &ty[0], x.shape[0], misere, limit)
     return above
+
+
+cdef Py_ssize_t classify_block_rows(const char* row, Py_ssize_t in_row, Py_ssize_t in_column,
+                                    char* target, Py_ssize_t out_row, Py_ssize_t out_column,
+                                    Py_ssize_t size, bint misere, uint64_t limit) noexcept nogil:
+    # classify over any strides, a block of rows at a time through a private
+    # buffer, whose values are the ones checked and used
+    cdef Py_ssize_t i, count, bad, start = 0
+    # the four rows of the block, 8 elements (64 bytes) apart modulo 4 KB: at
+    # equal offsets the processor takes loads for stores (4K aliasing)
+    cdef uint64_t block[4 * BLOCK + 3 * 8]
+    cdef uint64_t* xs = block
+    cdef uint64_t* ys = block + BLOCK + 8
+    cdef int64_t* txs = <int64_t*>(block + 2 * BLOCK + 16)
+    cdef int64_t* tys = <int64_t*>(block + 3 * BLOCK + 24)
+    while start < size:
+        count = BLOCK if size - start > BLOCK else size - start
+        for i in range(count):
+            xs[i] = (<const uint64_t*>(row + i * in_row))[0]
+            ys[i] = (<const uint64_t*>(row + i * in_row + in_column))[0]
+        bad = moves(xs, ys, txs, tys, count, misere, limit)
+        if bad >= 0:
+            return start + bad
+        for i in range(count):
+            # P exactly where no move wins, but for misere play's (0, 0): the
+            # previous player took the last counter and lost
+            (<int64_t*>(target + i * out_row))[0] = (
+                (txs[i] == -1) & ((not misere) | ((xs[i] | ys[i]) != 0)))
+            (<int64_t*>(target + i * out_row + out_column))[0] = txs[i]
+            (<int64_t*>(target + i * out_row + 2 * out_column))[0] = tys[i]
+        start += count
+        row += count * in_row
+        target += count * out_row
+    return -1
+
+
+def classify(const uint64_t[:, :] piles, int64_t[:, :] out, bint misere, uint64_t limit):
+    """Row i of out = (1 for a P-position or 0, the winning move's target (x, y),
+    -1 -1 where there is none) for the position (x, y) in row i of piles, read
+    with any strides. Returns the first row with a pile above limit, or -1."""
+    cdef Py_ssize_t size = piles.shape[0], done = 0, bad = -1
+    cdef const char* row
+    cdef char* target
+    cdef Py_ssize_t in_row = piles.strides[0], in_column = piles.strides[1]
+    cdef Py_ssize_t out_row = out.strides[0], out_column = out.strides[1]
+    if size == 0:
+        return -1
+    row = <const char*>&piles[0, 0]
+    target = <char*>&out[0, 0]
+    with nogil:
+        if (not misere and in_row == 16 and in_column == 8 and out_row == 24 and out_column == 8
+                and simd_ready()):
+            # C-contiguous rows in and out: the vector kernel reads and writes them
+            done = classify_wythoff8(<const uint64_t*>row, <int64_t*>target, size, limit)
+        if bad < 0:
+            bad = classify_block_rows(row + done * in_row, in_row, in_column,
+                                      target + done * out_row, out_row, out_column,
+                                      size - done, misere, limit)
+            if bad >= 0:
+                bad += done
+    return bad
 
 
 cdef inline void misere_fix(uint64_t x, uint64_t y, int64_t* tx, int64_t* ty) noexcept nogil:

@@ -446,3 +446,33 @@ def test_a_signal_is_never_lost_and_the_old_output_stays(tmp_path):
         assert f"stopped by {signal.Signals(number).name}" in err
         assert (tmp_path / "out.csv").read_text() == "old\n"
         assert sorted(p.name for p in tmp_path.iterdir()) == ["in.npy", "out.csv"]
+
+
+@pytest.mark.skipif(os.name == "nt", reason="POSIX signals")
+@pytest.mark.parametrize("name", ["SIGINT", "SIGTERM"])
+def test_an_interrupt_stops_a_long_run_within_two_seconds(tmp_path, name):
+    # a run of minutes: the queued chunks are cancelled, the running ones end
+    # their chunk (a chunk takes well under a second), the old output stays
+    number = getattr(signal, name)
+    cython = _backend.name() == "cython"
+    count, chunk = ("100000000", "262144") if cython else ("10000000", "5000")
+    (tmp_path / "out.csv").write_bytes(b"old")
+    arguments = ["classify", "--random", count, "--game", "global-fibonacci-nim"]
+    arguments += ["-o", "out.csv", "--force", "--chunk", chunk, "-q"]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "fibnim", *arguments],
+        cwd=tmp_path,
+        env=subprocess_env(),
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(3)
+    assert process.poll() is None, process.communicate()
+    sent = time.monotonic()
+    process.send_signal(number)
+    _, err = process.communicate(timeout=60)
+    assert time.monotonic() - sent < 2, err
+    assert process.returncode == 128 + number, err
+    assert f"stopped by {name}" in err
+    assert (tmp_path / "out.csv").read_bytes() == b"old"
+    assert [p.name for p in tmp_path.iterdir()] == ["out.csv"]

@@ -8,6 +8,7 @@ from _support import UINT64_MAX, F, edge_values
 
 import fibnim
 from fibnim import _backend
+from fibnim.classify import classify
 
 F66 = F[66]
 
@@ -249,6 +250,28 @@ def test_wythoff_simd_paths_match_the_scalar_ones():
         (fibnim.wythoff.pair, (n,)),
         (fibnim.wythoff.winning_move, (x, y)),
         (fibnim.wythoff.winning_move, (np.arange(60)[:, None], np.arange(60)[None, :])),
+        (lambda p: classify(p, "wythoff"), (np.stack([x, y], axis=-1),)),
+        (lambda p: classify(p, "wythoff"), (np.stack([x, y], axis=-1)[::-1],)),  # strided
+    ]
+    assert_simd_matches_scalar(compiled, calls)
+
+
+def test_wythoff_simd_small_lanes_match_the_scalar_ones_everywhere():
+    """Below 2**24 the vector kernels count A-numbers (every s) and take
+    floor(d (phi - 1)) (every d a diagonal move can have) in doubles: all of
+    them, against the exact scalar kernel."""
+    compiled = simd_twin("wythoff")
+    top = 2**24 - 1
+    s = np.arange(top, dtype=np.int64)
+    n = np.arange(2, 2**23, dtype=np.int64)
+    a, _ = fibnim.wythoff.pair(n)
+    # From (a_n, a_n + d), 0 < d < n, the move is to (a_d, b_d); n = d + 1 is the
+    # smallest such n, so these are all the d with a diagonal move below 2**24.
+    d = n - 1
+    keep = a + d <= top
+    calls = [
+        (fibnim.wythoff.winning_move, (s, np.full_like(s, top))),
+        (fibnim.wythoff.winning_move, (a[keep], a[keep] + d[keep])),
     ]
     assert_simd_matches_scalar(compiled, calls)
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import io
 import itertools
+import mmap
 import os
 import secrets
 import sys
@@ -81,7 +82,7 @@ def _pile_names(k: int) -> list[str]:
     return [f"pile_{j + 1}" for j in range(k)]
 
 
-def _checked(name: str, block: NDArray[Any], first: int, unit: str) -> NDArray[np.int64]:
+def checked(name: str, block: NDArray[Any], first: int, unit: str) -> NDArray[np.int64]:
     """block as int64, refusing negative values and values above int64 with the
     row (0-based, counted from the first data row) and column."""
     if block.dtype.kind == "u" and block.size and block.max() > INT64_MAX:
@@ -100,7 +101,8 @@ def _checked(name: str, block: NDArray[Any], first: int, unit: str) -> NDArray[n
 
 
 class NpySource(Source):
-    """A .npy file of integers, shape (N, k) or (N,), C order."""
+    """A .npy file of integers, shape (N, k) or (N,), in C or Fortran order, read
+    through memory maps of the rows asked for (`window`), never loaded whole."""
 
     def __init__(self, path: str) -> None:
         self.name = path
@@ -122,27 +124,40 @@ class NpySource(Source):
             raise DataError(f"{path}: holds {dtype}, not integers")
         if len(shape) not in (1, 2):
             raise DataError(f"{path}: an array of shape {shape}; positions are rows (N, k)")
-        if fortran and len(shape) == 2 and shape[1] > 1:
-            raise DataError(f"{path}: is in Fortran order; save a C-ordered array (np.save)")
         self.dtype = dtype
+        self.fortran = fortran and len(shape) == 2
         self.rows = shape[0]
         self.width = shape[1] if len(shape) == 2 else 1
         self.columns = _pile_names(self.width)
 
-    def read(self, start: int, stop: int) -> NDArray[np.int64]:
-        """Rows start..stop, through a memory map of just those rows."""
+    def window(self, start: int, stop: int) -> NDArray[Any]:
+        """Rows start..stop as they are in the file (its dtype; the rows of a
+        Fortran-ordered file strided), through a memory map of just the bytes
+        they span, which goes when the array does."""
+        assert self.rows is not None
+        size = self.dtype.itemsize
         if stop <= start:
-            return np.empty((0, self.width), dtype=np.int64)
-        window = np.memmap(
-            self.name,
-            dtype=self.dtype,
-            mode="r",
-            offset=self.offset + start * self.width * self.dtype.itemsize,
-            shape=(stop - start, self.width),
+            return np.empty((0, self.width), dtype=self.dtype)
+        if not self.fortran:
+            return np.memmap(
+                self.name,
+                dtype=self.dtype,
+                mode="r",
+                offset=self.offset + start * self.width * size,
+                shape=(stop - start, self.width),
+            )
+        # column j of the rows is N elements after column j - 1
+        span = (self.width - 1) * self.rows + (stop - start)
+        flat = np.memmap(
+            self.name, dtype=self.dtype, mode="r", offset=self.offset + start * size, shape=(span,)
         )
-        block = np.array(window)  # a copy; the map goes with `window`
-        del window
-        return _checked(self.name, block, start, "row")
+        return np.lib.stride_tricks.as_strided(
+            flat, shape=(stop - start, self.width), strides=(size, self.rows * size), writeable=False
+        )
+
+    def read(self, start: int, stop: int) -> NDArray[np.int64]:
+        """Rows start..stop as a checked int64 array of their own."""
+        return checked(self.name, np.array(self.window(start, stop)), start, "row")
 
     def chunks(self, size: int) -> Iterator[tuple[int, NDArray[np.int64]]]:
         assert self.rows is not None
@@ -269,7 +284,7 @@ class ParquetSource(Source):
                     raise DataError(f"{self.name}: row {row}, column {name!r}: no value (null)")
                 columns.append(column.to_numpy())
             block = np.stack(columns, axis=-1) if columns else np.empty((batch.num_rows, 0))
-            yield first, _checked(self.name, block, first, "row")
+            yield first, checked(self.name, block, first, "row")
             first += batch.num_rows
 
 
@@ -310,28 +325,60 @@ class Sink:
         self.written = 0
         if path != "-" and os.path.exists(path) and not force:
             raise UsageError(f"{path}: exists; --force overwrites it")
-        if self.kind == ".npy" and rows is None:
-            raise UsageError(f"{path}: .npy output needs an input whose length is known first")
         if self.kind == ".parquet":
             _parquet()
         self.atomic = None if path == "-" else _AtomicFile(path)
         self.stream: IO[bytes] = sys.stdout.buffer if self.atomic is None else self.atomic.stream
         self.parquet: Any = None
+        # .npy of a known length: the file gets its full size at once and its
+        # rows are written through memory maps (`window`), by any thread
+        self.mapped = (
+            self.kind == ".npy" and rows is not None and hasattr(os, "posix_fallocate")
+        )
         self._start()
 
     def _start(self) -> None:
         k = len(self.columns)
         if self.kind == ".npy":
-            header = {"descr": "<i8", "fortran_order": False, "shape": (self.rows, 1 + k)}
-            np.lib.format.write_array_header_2_0(self.stream, header)
+            self.stream.write(_npy_header(self.rows or 0, 1 + k))
+            if self.mapped:
+                assert self.rows is not None
+                self.stream.flush()
+                # blocks reserved now: a full disk is an error here, never a
+                # SIGBUS from a memory map later
+                os.posix_fallocate(self.stream.fileno(), 0, NPY_HEADER + self.rows * (1 + k) * 8)
         elif self.kind in (".csv", ".tsv"):
             names = [*self.columns, "outcome", *(f"move_{j + 1}" for j in range(k))]
             self.stream.write((self._delimiter().join(names) + "\n").encode())
 
+    def window(self, start: int, stop: int) -> NDArray[np.int64] | None:
+        """Rows start..stop of a mapped .npy output, to write results into (the
+        map goes when the array does); None for the other kinds."""
+        if not self.mapped:
+            return None
+        width = 1 + len(self.columns)
+        if stop <= start:
+            return np.empty((0, width), dtype=np.int64)
+        first = NPY_HEADER + start * width * 8
+        aligned = first - first % mmap.ALLOCATIONGRANULARITY
+        view = mmap.mmap(
+            self.stream.fileno(),
+            first - aligned + (stop - start) * width * 8,
+            access=mmap.ACCESS_WRITE,
+            offset=aligned,
+        )
+        flat = np.frombuffer(view, dtype="<i8", count=(stop - start) * width, offset=first - aligned)
+        return flat.reshape(stop - start, width)
+
     def _delimiter(self) -> str:
         return "\t" if self.kind == ".tsv" else ","
 
-    def write(self, positions: NDArray[np.int64], result: NDArray[np.int64]) -> None:
+    def write(self, positions: NDArray[Any], result: NDArray[np.int64] | None, rows: int) -> None:
+        """The next `rows` rows: positions and their result (None: written
+        through `window` already)."""
+        if result is None:
+            self.written += rows
+            return
         k = positions.shape[1]
         if self.kind == ".npy":
             self.stream.write(np.ascontiguousarray(result, dtype="<i8").tobytes())
@@ -372,6 +419,9 @@ class Sink:
             self.parquet.close()
         if self.rows is not None and self.written != self.rows:
             raise DataError(f"{self.path}: {self.written} rows written, {self.rows} expected")
+        if self.kind == ".npy" and self.rows is None:  # now the length is known
+            self.stream.flush()
+            os.pwrite(self.stream.fileno(), _npy_header(self.written, 1 + len(self.columns)), 0)
         if self.atomic is not None:
             self.atomic.commit(check)
         else:
@@ -380,6 +430,16 @@ class Sink:
     def abort(self) -> None:
         if self.atomic is not None:
             self.atomic.abort()
+
+
+NPY_HEADER = 128  # bytes: room for any shape, so a header can be rewritten in place
+
+
+def _npy_header(rows: int, width: int) -> bytes:
+    """The .npy (version 1.0) header of an int64 array (rows, width), NPY_HEADER long."""
+    text = f"{{'descr': '<i8', 'fortran_order': False, 'shape': ({rows}, {width}), }}"
+    room = NPY_HEADER - 10  # the magic string, the version and the 2-byte length
+    return b"\x93NUMPY\x01\x00" + room.to_bytes(2, "little") + text.ljust(room - 1).encode() + b"\n"
 
 
 class _AtomicFile:

@@ -12,4 +12,10 @@ def winning_move(
     pile: NDArray[np.int64],
     take: NDArray[np.int64],
     bouton: bool,
-) -> None: ...
+    limit: int,
+) -> int: ...
+
+# fused kernel of fibnim.classify: piles (N, k) and out (N, 1 + k) of any strides
+def classify(
+    piles: NDArray[np.uint64], out: NDArray[np.int64], bound: int, bouton: bool, limit: int
+) -> int: ...

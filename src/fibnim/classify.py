@@ -27,25 +27,32 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from fibnim import _dask, fibonacci_nim, power_nim, wythoff
-from fibnim._checks import Bound, check_int, integers
+from fibnim import _backend, _dask, solvers
+from fibnim._apply import CHUNK, INT64_MAX, UINT64_MAX, overlap, result_array
+from fibnim._checks import NONNEGATIVE, Bound, check_chunk, check_int, integers, one_int
 
-_PILE = Bound(2**63 - 1, OverflowError, "is above 2**63 - 1 (classify answers in int64)")
+_PILE = Bound(INT64_MAX, OverflowError, "is above 2**63 - 1 (classify answers in int64)")
 
 __all__ = ["GAMES", "Game", "classify", "random_positions"]
+
+# A fused kernel over one chunk of rows, bound to its game and bound:
+# run(piles, out, limit) -> the first bad row, or -1 (see fibnim_c/_wythoff.pyx).
+Run = Callable[[NDArray[np.uint64], NDArray[np.int64], int], int]
 
 
 @dataclass(frozen=True)
 class Game:
     """A game `classify` knows: its name, how many piles a position has (None:
     any number), whether it takes a bound on the next take, what a bound of
-    None means, and how to solve an array of positions: (P or not, targets)."""
+    None means, and `kernel(positions, bound)`: the fused kernel that solves
+    rows of positions (an integer array (N, k), already checked where the
+    kernel needs to see it whole first) at that bound."""
 
     name: str
     piles: int | None
     bounded: bool
     unbounded_means: str
-    solve: Callable[[NDArray[np.int64], int | None], tuple[Any, NDArray[np.int64]]]
+    kernel: Callable[[NDArray[Any], int | None], Run]
 
     def check_piles(self, k: int) -> None:
         if self.piles is not None and k != self.piles:
@@ -57,41 +64,47 @@ class Game:
             raise ValueError(f"{self.name}: a position needs at least one pile")
 
 
-def _targets(piles: NDArray[np.int64], pile: NDArray[np.int64], take: NDArray[np.int64]) -> Any:
-    """The positions after taking take[i] from pile pile[i] of row i; -1 rows where pile is -1."""
-    targets = piles.astype(np.int64, copy=True)
-    rows = np.flatnonzero(pile >= 0)
-    targets[rows, pile[rows]] -= take[rows]
-    targets[pile < 0] = -1
-    return targets
+def _kernels(topic: str) -> Any:
+    return _backend.kernels(topic)
 
 
-def _wythoff(misere: bool) -> Callable[[NDArray[np.int64], int | None], Any]:
-    def solve(piles: NDArray[np.int64], bound: int | None) -> Any:
-        x, y = piles[:, 0], piles[:, 1]
-        # not "no winning move": in misere play (0, 0) has none and is an N-position
-        outcome = wythoff.is_safe(x, y, misere=misere)
-        return outcome, np.stack(wythoff.winning_move(x, y, misere=misere), axis=-1)
+def _wythoff(misere: bool) -> Callable[[NDArray[Any], int | None], Run]:
+    def kernel(positions: NDArray[Any], bound: int | None) -> Run:
+        run = _kernels("wythoff").classify
+        return lambda piles, out, limit: int(run(piles, out, misere, limit))
 
-    return solve
+    return kernel
 
 
-# In the normal-play games below, a position is P exactly when it has no winning move.
+def _fibonacci_nim(positions: NDArray[Any], bound: int | None) -> Run:
+    run = _kernels("fibonacci_nim").classify_one_pile
+    opening = bound is None  # the first move's bound, n - 1
+    return lambda piles, out, limit: int(run(piles, out, bound or 0, opening, limit))
 
 
-def _fibonacci_nim(piles: NDArray[np.int64], bound: int | None) -> Any:
-    take = fibonacci_nim.winning_take(piles[:, 0], bound)
-    return take == 0, np.where(take > 0, piles[:, 0] - take, -1)[:, None]
+def _global_fibonacci_nim(positions: NDArray[Any], bound: int | None) -> Run:
+    kernels = _kernels("fibonacci_nim")
+    r = UINT64_MAX if bound is None else bound
+    k = positions.shape[1]
+    if k == 1:
+        return lambda piles, out, limit: int(
+            kernels.classify_one_pile(piles, out, r, False, limit)
+        )
+    if k == 2:
+        return lambda piles, out, limit: int(kernels.classify_two_piles(piles, out, r, limit))
+    # three or more piles: one search over the smallest box that holds every row
+    sizes = [int(d) for d in positions.max(axis=0)] if len(positions) else [0] * k
+    table = solvers.threshold_table(sizes, power=False, where="classify")
+    steps = np.array(table.strides, dtype=np.int64) // table.itemsize
+    flat, box = table.reshape(-1), np.array(sizes, dtype=np.uint64)
+    run = kernels.classify_searched
+    return lambda piles, out, limit: int(run(piles, out, flat, steps, box, r, limit))
 
 
-def _global_fibonacci_nim(piles: NDArray[np.int64], bound: int | None) -> Any:
-    pile, take = fibonacci_nim.global_winning_move(piles, bound)
-    return pile < 0, _targets(piles, pile, take)
-
-
-def _power_nim(piles: NDArray[np.int64], bound: int | None) -> Any:
-    pile, take = power_nim.winning_move(piles, bound)
-    return pile < 0, _targets(piles, pile, take)
+def _power_nim(positions: NDArray[Any], bound: int | None) -> Run:
+    run = _kernels("power_nim").classify
+    bouton = bound is None  # no bound: Bouton's Nim
+    return lambda piles, out, limit: int(run(piles, out, bound or 0, bouton, limit))
 
 
 GAMES: dict[str, Game] = {
@@ -114,13 +127,27 @@ def game_named(name: str) -> Game:
     return GAMES[name]
 
 
-def classify(positions: Any, game: str, bound: int | None = None) -> Any:
+def _as_uint64(rows: NDArray[Any]) -> NDArray[np.uint64]:
+    """Rows as the uint64 a fused kernel reads: a view, whatever the strides, of
+    native 8-byte integers (a negative int64 seen as uint64 is above every
+    limit); a private int64 or uint64 copy of anything else."""
+    kind = rows.dtype.kind
+    if rows.dtype.itemsize == 8 and rows.dtype.isnative:
+        return rows.view(np.uint64)
+    return rows.astype(np.int64 if kind == "i" else np.uint64).view(np.uint64)
+
+
+def classify(positions: Any, game: str, bound: int | None = None, *, out: Any = None) -> Any:
     """Outcome and winning move of every position (row) of positions.
+
+    One pass over the rows, a chunk at a time, by the game's fused kernel: each
+    row is read once (with any strides: column slices, Fortran order and
+    memory maps are not copied) and its row of the result written directly.
 
     Parameters
     ----------
     positions : array_like of int, shape (N, k), or a dask array
-        One position per row: its k piles, each >= 0.
+        One position per row: its k piles, each >= 0 and at most 2**63 - 1.
     game : str
         One of wythoff, wythoff-misere, fibonacci-nim (one pile),
         global-fibonacci-nim, power-nim, nim.
@@ -128,13 +155,22 @@ def classify(positions: Any, game: str, bound: int | None = None) -> Any:
         The bound on the next take where the game has one: fibonacci-nim (None
         is the opening bound n - 1), global-fibonacci-nim and power-nim (None:
         no bound).
+    out : ndarray of int64, shape (N, 1 + k), optional
+        Where the result goes (a memory map of an output file, say); it may
+        overlap positions.
 
     Returns
     -------
     int64 array of shape (N, 1 + k)
         Column 0: 1 for a P-position, 0 for an N-position. Columns 1..k: the
-        position a winning move leads to, -1 throughout for a P-position. A
-        dask array in, a lazy dask array out, block by block.
+        position a winning move leads to, -1 throughout where there is none.
+        A dask array in, a lazy dask array out, block by block.
+
+    Raises
+    ------
+    ValueError, OverflowError
+        A negative pile, or one above 2**63 - 1, naming its row and column;
+        a shape that is not (N, k) with the game's k.
 
     Examples
     --------
@@ -145,11 +181,21 @@ def classify(positions: Any, game: str, bound: int | None = None) -> Any:
            [ 1, -1, -1, -1]])
     >>> classify(np.array([[3, 4, 5]]), "power-nim", bound=1)  # sb(3 ^ 4 ^ 5) = 2 > 1
     array([[ 1, -1, -1, -1]])
+    >>> result = np.zeros((2, 3), dtype=np.int64)
+    >>> _ = classify(np.array([[3, 5], [4, 7]]), "wythoff", out=result)
+    >>> result
+    array([[ 1, -1, -1],
+           [ 0,  3,  5]])
     """
     rules = game_named(game)
-    if bound is not None and not rules.bounded:
-        raise ValueError(f"{game} has no bound on the next take")
+    if bound is not None:
+        if not rules.bounded:
+            raise ValueError(f"{game} has no bound on the next take")
+        bound = one_int(bound, "classify", "bound")
+        check_int(bound, "classify", "bound", high=_PILE)
     if _dask.is_dask(positions):
+        if out is not None:
+            raise TypeError("classify: out= does not go with a dask array (the result is lazy)")
         return _dask.classify_blocks(classify, positions, game, bound)
     array = integers(positions, "classify", "positions")
     if isinstance(array, int) or array.ndim != 2:
@@ -161,11 +207,42 @@ def classify(positions: Any, game: str, bound: int | None = None) -> Any:
         for index in np.ndindex(array.shape):
             check_int(array[index], "classify", "positions", high=_PILE, index=index)
         array = array.astype(np.int64)
-    outcome, targets = rules.solve(array, bound)
-    result = np.empty((array.shape[0], 1 + array.shape[1]), dtype=np.int64)
-    result[:, 0] = outcome
-    result[:, 1:] = targets
+    n, k = array.shape
+    result = result_array((n, 1 + k), np.int64, out, "classify")
+    target = np.empty_like(result) if overlap(result, array) else result
+    if rules.piles is None and k >= 3 and rules.name == "global-fibonacci-nim":
+        _check_rows(array, 0, n)  # the search's box comes from every row
+    run = rules.kernel(array, bound)
+    for start in range(0, n, CHUNK):
+        stop = min(start + CHUNK, n)
+        bad = run(_as_uint64(array[start:stop]), target[start:stop], INT64_MAX)
+        if bad >= 0:
+            _check_rows(array, start, stop)  # raises, naming the value
+            raise RuntimeError(
+                f"classify: row {start + bad} of positions was out of range when read and is "
+                "not now: the array changed while fibnim read it (nothing was computed from "
+                "the changed value)"
+            )
+    if target is not result:
+        result[...] = target
     return result
+
+
+def _check_rows(array: NDArray[Any], start: int, stop: int) -> None:
+    """Refuse the first pile of rows start..stop below 0 or above 2**63 - 1."""
+    for first in range(start, stop, CHUNK):
+        rows = np.ascontiguousarray(array[first : min(first + CHUNK, stop)])
+        check_chunk(
+            rows,
+            first * array.shape[1],
+            array.shape,
+            array.shape,
+            "classify",
+            "positions",
+            NONNEGATIVE,
+            _PILE,
+            (),
+        )
 
 
 def random_positions(

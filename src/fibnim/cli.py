@@ -23,6 +23,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
@@ -31,7 +32,15 @@ from numpy.typing import NDArray
 
 import fibnim
 from fibnim import wythoff
-from fibnim._files import DataError, NpySource, Sink, Source, UsageError, open_source
+from fibnim._files import (
+    DataError,
+    NpySource,
+    Sink,
+    Source,
+    UsageError,
+    checked,
+    open_source,
+)
 from fibnim.classify import GAMES, classify, game_named, random_positions
 
 CHUNK = 1 << 18  # positions per task: a few MB, so a few in flight stay far below 300 MB
@@ -197,33 +206,78 @@ class _Random(Source):
         return random_positions(count, self.game, self.width, [self.seed, start])
 
 
-def _solve(positions: NDArray[np.int64], game: str, bound: int | None) -> Any:
-    return positions, classify(positions, game, bound)
+@dataclass
+class _Done:
+    """A classified chunk: its row count and P-positions, and, unless the
+    results went straight into the output's memory map, the positions and
+    their results for the sink to write."""
+
+    rows: int
+    p_positions: int
+    positions: NDArray[Any] | None = None
+    result: NDArray[np.int64] | None = None
 
 
-def _random_rows(source: _Random, start: int, count: int, bound: int | None) -> Any:
+def _solve(
+    positions: NDArray[Any],
+    game: str,
+    bound: int | None,
+    out: NDArray[np.int64] | None = None,
+    name: str = "",
+    first: int = 0,
+) -> _Done:
+    """classify one chunk (into out, when the sink maps its file); a bad value
+    is a DataError naming the file's row (first: the chunk's first row)."""
+    try:
+        result = classify(positions, game, bound, out=out)
+    except (ValueError, OverflowError):
+        checked(name, np.asarray(positions), first, "row")  # raises, naming the file's row
+        raise
+    p_positions = int(np.count_nonzero(result[:, 0]))
+    if out is not None:
+        return _Done(len(result), p_positions)
+    return _Done(len(result), p_positions, positions, result)
+
+
+def _random_rows(
+    source: _Random, start: int, count: int, bound: int | None, sink: Sink | None
+) -> _Done:
     """A task that makes its own positions, so that making them runs in parallel too."""
-    return _solve(source.positions(start, count), source.game, bound)
+    out = None if sink is None else sink.window(start, start + count)
+    return _solve(source.positions(start, count), source.game, bound, out)
 
 
-def _npy_rows(path: str, start: int, stop: int, game: str, bound: int | None) -> Any:
-    """A task for a dask worker: read the rows itself rather than be sent them."""
-    return _solve(NpySource(path).read(start, stop), game, bound)
+def _npy_rows(
+    path: str, start: int, stop: int, game: str, bound: int | None, sink: Sink | None = None
+) -> _Done:
+    """A task that maps its own rows of the input (and of the output, when the
+    sink maps its file): nothing is copied on the way. On a dask worker (no
+    sink), the rows go back to the client."""
+    source = NpySource(path)
+    out = None if sink is None else sink.window(start, stop)
+    done = _solve(source.window(start, stop), game, bound, out, path, start)
+    if done.positions is not None and sink is None:  # to the client: not a map of our file
+        done.positions = np.array(done.positions)
+    return done
 
 
-def _tasks(source: Source, game: str, bound: int | None, chunk: int, dask: bool) -> Iterator[Any]:
+def _tasks(
+    source: Source, game: str, bound: int | None, chunk: int, dask: bool, sink: Sink | None
+) -> Iterator[Any]:
     """(function, arguments) per chunk, in row order."""
     if isinstance(source, _Random):
         for start in range(0, source.rows or 0, chunk):
-            yield _random_rows, (source, start, min(chunk, (source.rows or 0) - start), bound)
+            count = min(chunk, (source.rows or 0) - start)
+            yield _random_rows, (source, start, count, bound, None if dask else sink)
         return
-    if dask and isinstance(source, NpySource) and source.rows is not None:
+    if isinstance(source, NpySource) and source.rows is not None:
         path = os.path.abspath(source.name)  # the workers' directory may not be ours
         for start in range(0, source.rows, chunk):
-            yield _npy_rows, (path, start, min(start + chunk, source.rows), game, bound)
+            stop = min(start + chunk, source.rows)
+            yield _npy_rows, (path, start, stop, game, bound, None if dask else sink)
         return
-    for _, positions in source.chunks(chunk):
-        yield _solve, (positions, game, bound)
+    for first, positions in source.chunks(chunk):
+        yield _solve, (positions, game, bound, None, source.name, first)
 
 
 class Interrupted(Exception):
@@ -345,16 +399,16 @@ def _classify(arguments: argparse.Namespace) -> int:
         with _Signals() as signals:
             submit = pool.submit if pool is not None else _dask_submit(client)
             tasks = _tasks(
-                source, rules.name, arguments.bound, arguments.chunk, client is not None
+                source, rules.name, arguments.bound, arguments.chunk, client is not None, sink
             )
-            for positions, result in _in_order(submit, tasks, 2 * threads, signals):
+            for done in _in_order(submit, tasks, 2 * threads, signals):
                 signals.check()
                 if sink is not None:
-                    sink.write(positions, result)
-                positions_done += len(result)
-                p_positions += int(np.count_nonzero(result[:, 0]))
+                    sink.write(done.positions, done.result, done.rows)
+                positions_done += done.rows
+                p_positions += done.p_positions
                 if bar is not None:
-                    bar.update(len(result))
+                    bar.update(done.rows)
             if sink is not None:
                 sink.commit(signals.check)
             if signals.number is not None:  # it came during the commit itself

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from fibnim._exact import power_nim as ints
+from fibnim._pure._rows import classify_rows, taking
 
 
 def is_p(piles: np.ndarray, r: np.ndarray, out: np.ndarray, limit: int) -> int:
@@ -31,3 +32,11 @@ def winning_move(
     pile[:] = [m[0] for m in moves]
     take[:] = [m[1] for m in moves]
     return -1
+
+
+def classify(piles: np.ndarray, out: np.ndarray, bound: int, bouton: bool, limit: int) -> int:
+    """Row i of out = (1 for a P-position or 0, the position after winning_move's
+    move, -1 throughout where there is none). Returns the first row with a pile
+    above limit, or -1."""
+    r = None if bouton else bound
+    return classify_rows(piles, out, limit, lambda row: taking(row, ints.winning_move(row, r)))

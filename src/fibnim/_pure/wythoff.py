@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from fibnim._exact import wythoff as ints
+from fibnim._pure._rows import classify_rows
 
 INT64_MAX = 2**63 - 1
 
@@ -103,3 +104,16 @@ def array_position(x: np.ndarray, row: np.ndarray, column: np.ndarray, limit: in
 def use_simd(wanted: bool) -> bool:
     """The compiled twin's switch for its AVX-512 paths; the pure twin has none."""
     return False
+
+
+def classify(piles: np.ndarray, out: np.ndarray, misere: bool, limit: int) -> int:
+    """Row i of out = (1 for a P-position or 0, the winning move's target, -1 -1
+    where there is none) for the position (x, y) in row i of piles. Returns the
+    first row with a pile above limit, or -1."""
+    return classify_rows(
+        piles,
+        out,
+        limit,
+        lambda row: ints.winning_move(row[0], row[1], misere),
+        lambda row: not misere or any(row),  # misere (0, 0): the last mover lost
+    )
