@@ -116,6 +116,9 @@ def test_every_target_is_reported(quick_results):
     wanted -= sum(
         1 for s in SOLVERS for size in s.target_seconds if size not in quick_sizes[s.name]
     )
+    measured = quick_results["pipelines"]
+    wanted += len(measured) + sum(1 for p in measured if p["name"].startswith("npy"))
+    assert {p["name"] for p in measured} >= {"npy -> npy", "csv -> csv (no pyarrow)"}
     assert len(rows) == wanted
     assert all(row["met"] in (True, False) for row in rows)
 

@@ -12,8 +12,10 @@ succeeds; on Linux the temporary file has no name at all until then
 from __future__ import annotations
 
 import contextlib
+import csv
 import io
 import itertools
+import json
 import mmap
 import os
 import secrets
@@ -26,6 +28,8 @@ from typing import IO, Any
 
 import numpy as np
 from numpy.typing import NDArray
+
+from fibnim._version import __version__
 
 INT64_MAX = 2**63 - 1
 KINDS = (".npy", ".csv", ".tsv", ".parquet")
@@ -56,7 +60,7 @@ def _parquet() -> Any:
         import pyarrow as pa
         import pyarrow.parquet as pq
     except ImportError:
-        raise UsageError("parquet files need pyarrow: pip install 'fibnim[parquet]'") from None
+        raise UsageError("parquet files need pyarrow: pip install 'fibnim[arrow]'") from None
     return pa, pq
 
 
@@ -152,7 +156,10 @@ class NpySource(Source):
             self.name, dtype=self.dtype, mode="r", offset=self.offset + start * size, shape=(span,)
         )
         return np.lib.stride_tricks.as_strided(
-            flat, shape=(stop - start, self.width), strides=(size, self.rows * size), writeable=False
+            flat,
+            shape=(stop - start, self.width),
+            strides=(size, self.rows * size),
+            writeable=False,
         )
 
     def read(self, start: int, stop: int) -> NDArray[np.int64]:
@@ -166,13 +173,20 @@ class NpySource(Source):
 
 
 class TextSource(Source):
-    """CSV or TSV, streamed: a header line if its first field is not an integer."""
+    """CSV or TSV, streamed, in UTF-8 (a byte order mark is skipped). The first
+    line is a header unless its first field is an integer (or `header` says
+    otherwise); quoted fields ("x","y") are read without their quotes."""
 
-    def __init__(self, path: str, delimiter: str) -> None:
+    def __init__(self, path: str, delimiter: str, header: bool | None = None) -> None:
+        self.path = path
         self.name = "<stdin>" if path == "-" else path
         self.delimiter = delimiter
         try:
-            self.file: IO[str] = sys.stdin if path == "-" else open(path, newline="")
+            self.file: io.TextIOWrapper = (
+                io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8-sig", newline="")
+                if path == "-"
+                else open(path, encoding="utf-8-sig", newline="")
+            )
         except FileNotFoundError:
             raise UsageError(f"{path}: no such file") from None
         self.line = 0  # lines read so far
@@ -180,13 +194,19 @@ class TextSource(Source):
         self.pending: list[tuple[int, str]] = []
         if first is None:
             raise DataError(f"{self.name}: is empty (not even a header)")
-        fields = [f.strip() for f in first[1].split(delimiter)]
-        if _is_integer(fields[0]):
+        fields = self._fields(first[1])
+        if header is None:
+            header = not _is_integer(fields[0])
+        if header:
+            self.columns = fields
+        else:
             self.columns = _pile_names(len(fields))
             self.pending = [first]
-        else:
-            self.columns = fields
+        self.header_lines = first[0] if header else first[0] - 1  # lines before the data
         self.width = len(self.columns)
+
+    def _fields(self, text: str) -> list[str]:
+        return [f.strip() for f in next(csv.reader([text], delimiter=self.delimiter))]
 
     def _next_line(self) -> tuple[int, str] | None:
         for text in self.file:
@@ -199,16 +219,21 @@ class TextSource(Source):
     def chunks(self, size: int) -> Iterator[tuple[int, NDArray[np.int64]]]:
         first = 0
         while True:
-            batch = self.pending + list(
-                itertools.islice(iter(self._next_line, None), size - len(self.pending))
-            )
+            number = self.line + 1 - len(self.pending)  # the first line's number
+            lines = [text for _, text in self.pending]
+            lines += itertools.islice(self.file, size - len(self.pending))
             self.pending = []
-            if not batch:
+            self.line = number + len(lines) - 1
+            if not lines:
                 return
-            yield first, self._parse(batch)
-            first += len(batch)
+            block = self._parse(number, lines)
+            if len(block):
+                yield first, block
+            first += len(block)
 
-    def _parse(self, batch: list[tuple[int, str]]) -> NDArray[np.int64]:
+    def _parse(self, number: int, lines: list[str]) -> NDArray[np.int64]:
+        """The rows of lines (blank ones skipped), the first of which is line
+        `number` of the file."""
         try:  # numpy's C parser; on any trouble, the slow one finds the line
             # Before numpy 2.3, loadtxt truncates "1.5" to 1 for an integer dtype
             # and only warns (DeprecationWarning); as an error, it sends the batch
@@ -216,20 +241,26 @@ class TextSource(Source):
             with np.errstate(all="raise"), warnings.catch_warnings():
                 warnings.simplefilter("error")
                 block = np.loadtxt(
-                    [text for _, text in batch],
+                    lines,
                     delimiter=self.delimiter,
                     dtype=np.int64,
                     comments=None,
+                    quotechar='"',
                     ndmin=2,
                 )
-            if block.shape == (len(batch), self.width) and (block >= 0).all():
+            if block.shape[1:] == (self.width,) and (block >= 0).all():
                 return block
         except (ValueError, OverflowError, FloatingPointError, Warning):
             pass
-        return np.array([self._parse_line(number, text) for number, text in batch], dtype=np.int64)
+        rows = [
+            self._parse_line(number + i, text.rstrip("\r\n"))
+            for i, text in enumerate(lines)
+            if text.strip()
+        ]
+        return np.array(rows, dtype=np.int64).reshape(len(rows), self.width)
 
     def _parse_line(self, number: int, text: str) -> list[int]:
-        fields = [f.strip() for f in text.split(self.delimiter)]
+        fields = self._fields(text)
         where = f"{self.name}:{number}"
         if len(fields) != self.width:
             raise DataError(f"{where}: {len(fields)} columns, expected {self.width}: {text!r}")
@@ -246,8 +277,82 @@ class TextSource(Source):
         return values
 
     def close(self) -> None:
-        if self.file is not sys.stdin:
+        if self.path == "-":
+            self.file.detach()  # stdin stays open
+        else:
             self.file.close()
+
+
+class ArrowTextSource(TextSource):
+    """A CSV or TSV file read by pyarrow.csv: parsed in batches on all cores,
+    the columns handed over as numpy arrays. Where pyarrow stops (a bad row, a
+    file with no rows after its header), TextSource's own reading takes over
+    from the same row: it names the bad line as it always does, so the rows
+    and the errors are the same on both paths."""
+
+    def chunks(self, size: int) -> Iterator[tuple[int, NDArray[np.int64]]]:
+        import pyarrow as pa
+        import pyarrow.csv as pacsv
+
+        names = [f"c{j}" for j in range(self.width)]
+        first = 0
+        try:
+            reader = pacsv.open_csv(
+                self.path,
+                read_options=pacsv.ReadOptions(
+                    column_names=names,
+                    skip_rows=self.header_lines,
+                    block_size=max(1 << 20, size * 8 * self.width),
+                ),
+                parse_options=pacsv.ParseOptions(delimiter=self.delimiter),
+                convert_options=pacsv.ConvertOptions(
+                    column_types={name: pa.int64() for name in names}
+                ),
+            )
+            for batch in reader:
+                if any(column.null_count for column in batch.columns):
+                    raise pa.ArrowInvalid("an empty field")
+                block = np.column_stack([_integers(column) for column in batch.columns])
+                if block.size and block.min() < 0:
+                    raise pa.ArrowInvalid("a negative value")
+                yield first, block
+                first += batch.num_rows
+        except pa.ArrowInvalid:
+            yield from self._slowly_from(first, size)
+
+    def _slowly_from(self, row: int, size: int) -> Iterator[tuple[int, NDArray[np.int64]]]:
+        again = TextSource(self.path, self.delimiter, header=self.header_lines > 0)
+        try:
+            for start, block in again.chunks(size):
+                if start + len(block) > row:
+                    yield max(start, row), block[max(row - start, 0) :]
+        finally:
+            again.close()
+
+
+def _integers(column: Any) -> NDArray[Any]:
+    """An integer Arrow array without nulls as a numpy view of its buffer (its own
+    to_numpy() loads pandas first, where pandas is installed)."""
+    import pyarrow as pa
+
+    kind = "i" if pa.types.is_signed_integer(column.type) else "u"
+    dtype = np.dtype(f"<{kind}{column.type.bit_width // 8}")
+    data = column.buffers()[1]
+    return np.frombuffer(
+        data, dtype=dtype, count=len(column), offset=column.offset * dtype.itemsize
+    )
+
+
+def _int64_array(values: NDArray[Any], valid: NDArray[np.bool_] | None = None) -> Any:
+    """values as an Arrow int64 array, null where `valid` is False."""
+    import pyarrow as pa
+
+    data = pa.py_buffer(np.ascontiguousarray(values, dtype=np.int64))
+    if valid is None or valid.all():
+        return pa.Array.from_buffers(pa.int64(), len(values), [None, data], null_count=0)
+    bits = pa.py_buffer(np.packbits(valid, bitorder="little"))
+    nulls = len(values) - int(np.count_nonzero(valid))
+    return pa.Array.from_buffers(pa.int64(), len(values), [bits, data], null_count=nulls)
 
 
 def _is_integer(text: str) -> bool:
@@ -282,7 +387,7 @@ class ParquetSource(Source):
                 if column.null_count:
                     row = first + int(np.flatnonzero(column.is_null().to_numpy(False))[0])
                     raise DataError(f"{self.name}: row {row}, column {name!r}: no value (null)")
-                columns.append(column.to_numpy())
+                columns.append(_integers(column))
             block = np.stack(columns, axis=-1) if columns else np.empty((batch.num_rows, 0))
             yield first, checked(self.name, block, first, "row")
             first += batch.num_rows
@@ -295,7 +400,7 @@ def _integer_type_ids() -> set[int]:
     return {t.id for t in types}
 
 
-def open_source(path: str) -> Source:
+def open_source(path: str, header: bool | None = None, delimiter: str | None = None) -> Source:
     kind = kind_of(path)
     if kind == ".npy":
         if path == "-":
@@ -303,7 +408,21 @@ def open_source(path: str) -> Source:
         return NpySource(path)
     if kind == ".parquet":
         return ParquetSource(path)
-    return TextSource(path, "\t" if kind == ".tsv" else ",")
+    delimiter = delimiter or ("\t" if kind == ".tsv" else ",")
+    if path != "-" and _has_arrow():
+        return ArrowTextSource(path, delimiter, header)
+    return TextSource(path, delimiter, header)
+
+
+def _has_arrow() -> bool:
+    """Whether pyarrow is there (FIBNIM_NO_ARROW=1 says to act as if not: for tests)."""
+    if os.environ.get("FIBNIM_NO_ARROW", "") not in ("", "0"):
+        return False
+    try:
+        import pyarrow.csv  # noqa: F401
+    except ImportError:
+        return False
+    return True
 
 
 # --- sinks -----------------------------------------------------------------------------
@@ -317,9 +436,19 @@ class Sink:
     `outcome` (P or N), then `move_1` .. `move_k` (empty where there is none).
     """
 
-    def __init__(self, path: str, columns: list[str], rows: int | None, force: bool) -> None:
+    def __init__(
+        self,
+        path: str,
+        columns: list[str],
+        rows: int | None,
+        force: bool,
+        delimiter: str | None = None,
+    ) -> None:
         self.path = path
         self.kind = kind_of(path)
+        self.delimiter = delimiter or ("\t" if self.kind == ".tsv" else ",")
+        self.arrow = self.kind in (".csv", ".tsv") and _has_arrow()
+        self.csv: Any = None
         self.columns = columns
         self.rows = rows
         self.written = 0
@@ -332,9 +461,7 @@ class Sink:
         self.parquet: Any = None
         # .npy of a known length: the file gets its full size at once and its
         # rows are written through memory maps (`window`), by any thread
-        self.mapped = (
-            self.kind == ".npy" and rows is not None and hasattr(os, "posix_fallocate")
-        )
+        self.mapped = self.kind == ".npy" and rows is not None and hasattr(os, "posix_fallocate")
         self._start()
 
     def _start(self) -> None:
@@ -348,8 +475,10 @@ class Sink:
                 # SIGBUS from a memory map later
                 os.posix_fallocate(self.stream.fileno(), 0, NPY_HEADER + self.rows * (1 + k) * 8)
         elif self.kind in (".csv", ".tsv"):
-            names = [*self.columns, "outcome", *(f"move_{j + 1}" for j in range(k))]
-            self.stream.write((self._delimiter().join(names) + "\n").encode())
+            # quoted only where a name needs it, on both paths
+            line = io.StringIO()
+            csv.writer(line, delimiter=self.delimiter, lineterminator="\n").writerow(self._names())
+            self.stream.write(line.getvalue().encode())
 
     def window(self, start: int, stop: int) -> NDArray[np.int64] | None:
         """Rows start..stop of a mapped .npy output, to write results into (the
@@ -367,11 +496,9 @@ class Sink:
             access=mmap.ACCESS_WRITE,
             offset=aligned,
         )
-        flat = np.frombuffer(view, dtype="<i8", count=(stop - start) * width, offset=first - aligned)
+        count = (stop - start) * width
+        flat = np.frombuffer(view, dtype="<i8", count=count, offset=first - aligned)
         return flat.reshape(stop - start, width)
-
-    def _delimiter(self) -> str:
-        return "\t" if self.kind == ".tsv" else ","
 
     def write(self, positions: NDArray[Any], result: NDArray[np.int64] | None, rows: int) -> None:
         """The next `rows` rows: positions and their result (None: written
@@ -379,44 +506,98 @@ class Sink:
         if result is None:
             self.written += rows
             return
-        k = positions.shape[1]
         if self.kind == ".npy":
             self.stream.write(np.ascontiguousarray(result, dtype="<i8").tobytes())
         elif self.kind == ".parquet":
-            self._write_parquet(positions, result)
+            table = self._table(positions, result)
+            if self.parquet is None:
+                _, pq = _parquet()
+                self.parquet = pq.ParquetWriter(self.stream, table.schema)
+            self.parquet.write_table(table)
+        elif self.arrow:
+            import pyarrow.csv as pacsv
+
+            table = self._table(positions, result)
+            if self.csv is None:
+                options = pacsv.WriteOptions(
+                    include_header=False, delimiter=self.delimiter, quoting_style="none"
+                )
+                self.csv = pacsv.CSVWriter(self.stream, table.schema, write_options=options)
+            self.csv.write_table(table)
         else:
-            delimiter = self._delimiter()
-            cells = [positions[:, j].astype(str) for j in range(k)]
-            cells.append(np.where(result[:, 0] == 1, "P", "N"))
-            for j in range(k):
-                target = result[:, 1 + j]
-                cells.append(np.where(target >= 0, target.astype(str), ""))
-            text = "".join(delimiter.join(row) + "\n" for row in zip(*cells, strict=True))
+            # One format for the whole chunk: the outcome as a character code
+            # (%c), and then a P-position's moves, all -1 (and only theirs:
+            # piles and an N-position's moves are >= 0), as empty cells.
+            m, k = positions.shape
+            cells = np.empty((m, 1 + 2 * k), dtype=np.int64)
+            cells[:, :k] = positions
+            cells[:, k] = np.where(result[:, 0] == 1, ord("P"), ord("N"))
+            cells[:, k + 1 :] = result[:, 1:]
+            d = self.delimiter
+            line = d.join(["%d"] * k + ["%c"] + ["%d"] * k) + "\n"
+            text = (line * m) % tuple(cells.ravel().tolist())
+            text = text.replace(f"{d}P{f'{d}-1' * k}\n", f"{d}P{d * k}\n")
             self.stream.write(text.encode())
         self.written += len(result)
 
-    def _write_parquet(self, positions: NDArray[np.int64], result: NDArray[np.int64]) -> None:
-        pa, pq = _parquet()
-        k = positions.shape[1]
-        arrays = [pa.array(positions[:, j]) for j in range(k)]
-        arrays.append(pa.array(np.where(result[:, 0] == 1, "P", "N")))
-        for j in range(k):
-            target = result[:, 1 + j]
-            arrays.append(pa.array(target, mask=target < 0))
-        names = [*self.columns, "outcome", *(f"move_{j + 1}" for j in range(k))]
-        table = pa.Table.from_arrays(arrays, names=names)
-        if self.parquet is None:
-            self.parquet = pq.ParquetWriter(self.stream, table.schema)
-        self.parquet.write_table(table)
+    def _names(self) -> list[str]:
+        return [*self.columns, "outcome", *(f"move_{j + 1}" for j in range(len(self.columns)))]
+
+    def _table(self, positions: NDArray[Any], result: NDArray[np.int64]) -> Any:
+        """The rows as an Arrow table: the piles, outcome ("P" or "N"), and the
+        moves as int64 with nulls where there is none."""
+        import pyarrow as pa
+
+        # Arrays made from their buffers: pa.array() of numpy loads pandas first
+        # (where pandas is installed), which a short run would spend its time on.
+        m, k = positions.shape
+        arrays = [_int64_array(positions[:, j]) for j in range(k)]
+        # one byte per row, straight from the outcome column
+        letters = np.where(result[:, 0] == 1, ord("P"), ord("N")).astype(np.uint8)
+        offsets = np.arange(m + 1, dtype=np.int32)
+        arrays.append(pa.StringArray.from_buffers(m, pa.py_buffer(offsets), pa.py_buffer(letters)))
+        arrays += [_int64_array(result[:, 1 + j], result[:, 1 + j] >= 0) for j in range(k)]
+        return pa.Table.from_arrays(arrays, schema=self._schema())
+
+    def _schema(self) -> Any:
+        """int64 piles and moves, a string outcome; pandas metadata that makes
+        the moves nullable integers (Int64) in pandas rather than floats."""
+        import pyarrow as pa
+
+        k = len(self.columns)
+        types = [pa.int64()] * k + [pa.string()] + [pa.int64()] * k
+        numpy_types = ["int64"] * k + ["object"] + ["Int64"] * k
+        pandas = {
+            "index_columns": [],
+            "column_indexes": [],
+            "columns": [
+                {
+                    "name": name,
+                    "field_name": name,
+                    "pandas_type": "unicode" if kind == "object" else "int64",
+                    "numpy_type": kind,
+                    "metadata": None,
+                }
+                for name, kind in zip(self._names(), numpy_types, strict=True)
+            ],
+            "creator": {"library": "fibnim", "version": __version__},
+            "pandas_version": "2.0.0",
+        }
+        return pa.schema(
+            list(zip(self._names(), types, strict=True)),
+            metadata={"pandas": json.dumps(pandas)},
+        )
 
     def commit(self, check: Callable[[], None] = lambda: None) -> None:
         """Finish the file and give it its name; `check` runs just before that
         and may raise to stop it (the file is then dropped)."""
         if self.kind == ".parquet" and self.parquet is None:  # no rows: the schema alone
             k = len(self.columns)
-            self._write_parquet(np.empty((0, k), np.int64), np.empty((0, 1 + k), np.int64))
+            self.write(np.empty((0, k), np.int64), np.empty((0, 1 + k), np.int64), 0)
         if self.parquet is not None:
             self.parquet.close()
+        if self.csv is not None:
+            self.csv.close()
         if self.rows is not None and self.written != self.rows:
             raise DataError(f"{self.path}: {self.written} rows written, {self.rows} expected")
         if self.kind == ".npy" and self.rows is None:  # now the length is known
@@ -439,7 +620,8 @@ def _npy_header(rows: int, width: int) -> bytes:
     """The .npy (version 1.0) header of an int64 array (rows, width), NPY_HEADER long."""
     text = f"{{'descr': '<i8', 'fortran_order': False, 'shape': ({rows}, {width}), }}"
     room = NPY_HEADER - 10  # the magic string, the version and the 2-byte length
-    return b"\x93NUMPY\x01\x00" + room.to_bytes(2, "little") + text.ljust(room - 1).encode() + b"\n"
+    magic = b"\x93NUMPY\x01\x00" + room.to_bytes(2, "little")
+    return magic + text.ljust(room - 1).encode() + b"\n"
 
 
 class _AtomicFile:

@@ -182,10 +182,10 @@ def classify(positions: Any, game: str, bound: int | None = None, *, out: Any = 
     >>> classify(np.array([[3, 4, 5]]), "power-nim", bound=1)  # sb(3 ^ 4 ^ 5) = 2 > 1
     array([[ 1, -1, -1, -1]])
     >>> result = np.zeros((2, 3), dtype=np.int64)
-    >>> _ = classify(np.array([[3, 5], [4, 7]]), "wythoff", out=result)
-    >>> result
+    >>> _ = classify(np.array([[3, 5], [4, 8]]), "wythoff", out=result)
+    >>> result  # (4, 8) -> (4, 7), a safe pair
     array([[ 1, -1, -1],
-           [ 0,  3,  5]])
+           [ 0,  4,  7]])
     """
     rules = game_named(game)
     if bound is not None:

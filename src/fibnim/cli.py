@@ -17,14 +17,17 @@ import argparse
 import asyncio
 import concurrent.futures
 import os
+import secrets
+import shutil
 import signal
 import sys
 import threading
 import time
+import warnings
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -61,6 +64,13 @@ def _positive(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"{text} is not at least 1")
     return value
+
+
+def _delimiter(text: str) -> str:
+    text = {"\\t": "\t", "tab": "\t"}.get(text, text)
+    if len(text) != 1 or text in '"\r\n':
+        raise argparse.ArgumentTypeError(f"{text!r} is not one character (\\t or tab for a tab)")
+    return text
 
 
 def _describe(n: int) -> str:
@@ -181,6 +191,20 @@ def _classify_parser(commands: Any) -> None:
         default=CHUNK,
         metavar="ROWS",
         help=f"positions per task (default {CHUNK}); memory grows with it and with threads",
+    )
+    run.add_argument(
+        "--header",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="whether a CSV/TSV input's first line names its columns (default: it does "
+        "unless its first field is an integer)",
+    )
+    run.add_argument(
+        "--delimiter",
+        type=_delimiter,
+        metavar="CHAR",
+        help="the field delimiter of CSV/TSV input and output (default: , for .csv and "
+        "stdin, a tab for .tsv)",
     )
     run.add_argument("--force", action="store_true", help="overwrite OUTPUT if it exists")
     run.add_argument("-q", "--quiet", action="store_true", help="no progress bar, no summary")
@@ -370,12 +394,14 @@ def _classify(arguments: argparse.Namespace) -> int:
         raise UsageError("--piles goes with --random")
     if arguments.input is not None and arguments.output is None:
         raise UsageError("-o OUTPUT is needed with INPUT")
+    if arguments.input is not None and os.path.isdir(arguments.input):
+        return _classify_dataset(arguments, rules)
     if arguments.random is not None:
         source: Source = _Random(
             arguments.random, rules.name, arguments.piles or rules.piles or 2, arguments.seed
         )
     else:
-        source = open_source(arguments.input)
+        source = open_source(arguments.input, arguments.header, arguments.delimiter)
     try:
         rules.check_piles(len(source.columns))
     except ValueError as error:
@@ -386,7 +412,7 @@ def _classify(arguments: argparse.Namespace) -> int:
             "another name for it); fibnim never writes over its input, even with --force"
         )
     sink = (
-        Sink(arguments.output, source.columns, source.rows, arguments.force)
+        Sink(arguments.output, source.columns, source.rows, arguments.force, arguments.delimiter)
         if arguments.output
         else None
     )
@@ -468,6 +494,126 @@ def _dask_submit(client: Any) -> Callable[..., Any]:
         return client.submit(function, *arguments, pure=False)
 
     return submit
+
+
+# --- parquet datasets on dask ----------------------------------------------------------
+
+
+def _classify_partition(
+    frame: Any, game: str, bound: int | None, where: str, partition_info: Any = None
+) -> Any:
+    """One partition of a dataset: its columns, outcome, and the moves as
+    nullable integers. Runs on the workers."""
+    import pandas as pd
+
+    number = (partition_info or {}).get("number", "?")
+    if frame.isna().to_numpy().any():
+        row, column = np.argwhere(frame.isna().to_numpy())[0]
+        raise DataError(
+            f"{where}: partition {number}, row {row}, column {frame.columns[column]!r}: "
+            "no value (null)"
+        )
+    try:
+        result = classify(frame.to_numpy(dtype=np.int64), game, bound)
+    except (ValueError, OverflowError) as error:
+        raise DataError(f"{where}: partition {number}: {error}") from None
+    out = frame.copy()
+    out["outcome"] = pd.array(np.where(result[:, 0] == 1, "P", "N"), dtype="string")
+    for j in range(frame.shape[1]):
+        move = result[:, 1 + j]
+        out[f"move_{j + 1}"] = pd.arrays.IntegerArray(move, move < 0)
+    return out
+
+
+def _classify_dataset(arguments: argparse.Namespace, rules: Any) -> int:
+    """fibnim classify DIRECTORY -o DIRECTORY: a parquet dataset, partition by
+    partition on dask (the scheduler at --dask, or this process's threads),
+    written by the workers into a new directory that takes the output's name
+    only when every partition is written."""
+    try:
+        import dask.dataframe as dd
+        import pandas as pd
+        from dask.base import compute
+    except ImportError:
+        raise UsageError(
+            "a parquet dataset (a directory) needs dask: pip install 'fibnim[dask]'"
+        ) from None
+    # dask's parquet reader calls reset_index(inplace=True), which pandas 3.1
+    # deprecates: nothing a user of fibnim can act on
+    warnings.filterwarnings(
+        "ignore", "The inplace keyword in DataFrame.reset_index", DeprecationWarning
+    )
+    where, target = arguments.input, arguments.output
+    if target is None or target == "-":
+        raise UsageError("a dataset goes to a directory: -o DIRECTORY")
+    if os.path.exists(target) and not arguments.force:
+        raise UsageError(f"{target}: exists; --force overwrites it")
+    try:
+        frame = dd.read_parquet(where)
+    except Exception as error:  # dask and pyarrow raise many kinds
+        raise DataError(f"{where}: not a parquet dataset ({error})") from None
+    names = list(frame.columns)
+    try:
+        rules.check_piles(len(names))
+    except ValueError as error:
+        raise DataError(f"{where}: {error}") from None
+    for name, dtype in frame.dtypes.items():
+        if np.dtype(getattr(dtype, "numpy_dtype", dtype)).kind not in "iu":
+            raise DataError(f"{where}: column {name!r} holds {dtype}, not integers")
+    meta = frame._meta.copy()
+    meta["outcome"] = pd.Series(dtype="string")
+    for j in range(len(names)):
+        meta[f"move_{j + 1}"] = pd.Series(dtype="Int64")
+    out = frame.map_partitions(_classify_partition, rules.name, arguments.bound, where, meta=meta)
+    parent = os.path.dirname(os.path.abspath(target))
+    temporary = os.path.join(parent, f".{os.path.basename(target)}.{secrets.token_hex(8)}")
+    work = [
+        out.to_parquet(temporary, write_index=False, compute=False),
+        out["outcome"].size,
+        (out["outcome"] == "P").sum(),
+    ]
+    client = _dask_client(arguments.dask) if arguments.dask else None
+    start = time.perf_counter()
+    try:
+        with _Signals() as signals:
+            if client is not None:
+                # one graph: each partition classified once
+                futures = client.compute(work)
+                _, rows, p_positions = [_result(future, signals) for future in futures]
+            else:
+                with ThreadPoolExecutor(max_workers=1) as pool:
+                    _, rows, p_positions = _result(pool.submit(compute, *work), signals)
+            signals.check()
+            _replace_directory(temporary, target)
+    except BaseException:
+        shutil.rmtree(temporary, ignore_errors=True)
+        raise
+    finally:
+        if client is not None:
+            client.close()
+    if not arguments.quiet:
+        seconds = time.perf_counter() - start
+        where_run = f"dask at {arguments.dask}" if client is not None else "dask, this process"
+        print(
+            f"{rules.name}: {rows} positions, {p_positions} P-positions, in {seconds:.3g} s "
+            f"({out.npartitions} partitions; backend {fibnim.backend}, {where_run}); "
+            f"written to {target}"
+        )
+    return 0
+
+
+def _replace_directory(new: str, target: str) -> None:
+    """new takes target's name; an old target (--force) goes once it has."""
+    if not os.path.exists(target):
+        os.rename(new, target)
+        return
+    old = f"{new}.old"
+    os.rename(target, old)
+    os.rename(new, target)
+    if os.path.isdir(old):
+        shutil.rmtree(old)
+    else:
+        os.remove(old)
 
 
 # --- main ------------------------------------------------------------------------------

@@ -22,6 +22,7 @@ import numpy as np
 
 import fibnim
 from fibnim import _backend
+from fibnim.bench import pipelines
 from fibnim.bench.suite import CASES, SOLVERS, Case, Inputs
 
 
@@ -149,6 +150,7 @@ def measure_case(case: Case, plan: Plan, seed: int = 2026) -> dict[str, Any]:
     return {
         "name": case.name,
         "note": case.note,
+        "reference": case.reference,
         "floor": case.floor,
         "targets": case.targets,
         "call_overhead_us": overhead["median"] * 1e6,
@@ -227,6 +229,7 @@ def run(
         "machine": machine(simd_on),
         "kernels": [],
         "solvers": [],
+        "pipelines": [],
     }
     try:
         for case in cases:
@@ -237,6 +240,7 @@ def run(
             if progress:
                 progress("solvers")
             results["solvers"] = measure_solvers(plan)
+            results["pipelines"] = pipelines.measure(mode, 1 if mode == "quick" else 3, progress)
     finally:
         _backend.use(before)
         use_simd(True)

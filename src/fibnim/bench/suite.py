@@ -33,9 +33,10 @@ class Case:
     `by_hand(inputs)` the numpy a user would write (None: nobody writes it),
     whose answers `wrong(inputs, hand_result, fibnim_result)` counts against
     fibnim's. `floor` is "add" (np.add over two int64 arrays of the length) or
-    "equal" (np.equal into bools). `targets` maps a ratio (x_floor: at most;
-    x_pure, x_hand: at least) to the figure an issue asked for. `largest` caps
-    the sizes of slow kernels (strings, digit arrays, searches)."""
+    "equal" (np.equal into bools). `targets` maps a ratio (x_floor and
+    x_reference: at most; x_pure, x_hand: at least) to the figure an issue
+    asked for; x_reference is against the case named `reference`. `largest`
+    caps the sizes of slow kernels (strings, digit arrays, searches)."""
 
     name: str
     make: Callable[[int, np.random.Generator], Inputs]
@@ -46,6 +47,7 @@ class Case:
     targets: dict[str, float] = field(default_factory=dict)
     note: str = ""
     largest: int = 10**8  # kernels that make Python objects stop sooner
+    reference: str = ""  # a case whose time in the same run x_reference divides by
 
 
 @dataclass(frozen=True)
@@ -270,10 +272,112 @@ CASES: list[Case] = [
         make=_nim_piles,
         call=lambda d: power_nim.winning_move(d["piles3"], d["r"]),
     ),
-    Case(
-        "classify (wythoff)",
-        make=_wythoff_positions,
-        call=lambda d: classify(np.stack([d["x"], d["y"]], axis=-1), "wythoff"),
+]
+
+
+# --- classify: each game's fused kernel next to its winning-move kernel ----------------------
+
+
+def _classify_inputs(k: int) -> Callable[[int, np.random.Generator], Inputs]:
+    """Positions (n, k) below 10**6, as `fibnim classify --random` makes them; their
+    columns as contiguous arrays, and preallocated outputs for both."""
+
+    def make(n: int, rng: np.random.Generator) -> Inputs:
+        positions = rng.integers(0, 10**6, size=(n, k), dtype=np.int64)
+        columns = {f"c{j}": np.ascontiguousarray(positions[:, j]) for j in range(k)}
+        return {
+            "p": positions,
+            "out": np.empty((n, 1 + k), dtype=np.int64),
+            "first": np.empty(n, dtype=np.int64),
+            "second": np.empty(n, dtype=np.int64),
+            **columns,
+        }
+
+    return make
+
+
+def _classify_case(
+    label: str,
+    game: str,
+    k: int,
+    bound: int | None,
+    reference: str,
+    reference_call: Callable[[Inputs], Any],
+    targets: dict[str, float],
+    largest: int = 10**8,
+) -> list[Case]:
+    make = _classify_inputs(k)
+    return [
+        Case(reference, make=make, call=reference_call, largest=largest, note="classify's rows"),
+        Case(
+            f"classify ({label})",
+            make=make,
+            call=lambda d: classify(d["p"], game, bound, out=d["out"]),
+            reference=reference,
+            targets={"x_reference": 1.2, **targets},
+            largest=largest,
+            note="rows (N, k) below 10**6",
+        ),
+    ]
+
+
+CASES += [
+    *_classify_case(
+        "wythoff",
+        "wythoff",
+        2,
+        None,
+        "wythoff.winning_move (classify's rows)",
+        lambda d: wythoff.winning_move(d["c0"], d["c1"], out=(d["first"], d["second"])),
+        {"x_floor": 2.5},
+    ),
+    *_classify_case(
+        "wythoff-misere",
+        "wythoff-misere",
+        2,
+        None,
+        "wythoff.winning_move misere (classify's rows)",
+        lambda d: wythoff.winning_move(
+            d["c0"], d["c1"], misere=True, out=(d["first"], d["second"])
+        ),
+        {},
+    ),
+    *_classify_case(
+        "fibonacci-nim",
+        "fibonacci-nim",
+        1,
+        None,
+        "fibonacci_nim.winning_take (classify's rows)",
+        lambda d: fibonacci_nim.winning_take(d["c0"]),
+        {},
+    ),
+    *_classify_case(
+        "global-fibonacci-nim, 2 piles",
+        "global-fibonacci-nim",
+        2,
+        None,
+        "fibonacci_nim.global_winning_move (classify's rows)",
+        lambda d: fibonacci_nim.global_winning_move(d["p"]),
+        {},
+        largest=10**6,
+    ),
+    *_classify_case(
+        "power-nim, 3 piles, bound 1000",
+        "power-nim",
+        3,
+        1000,
+        "power_nim.winning_move bound 1000 (classify's rows)",
+        lambda d: power_nim.winning_move(d["p"], 1000),
+        {},
+    ),
+    *_classify_case(
+        "nim, 3 piles",
+        "nim",
+        3,
+        None,
+        "power_nim.winning_move (classify's rows)",
+        lambda d: power_nim.winning_move(d["p"]),
+        {},
     ),
 ]
 

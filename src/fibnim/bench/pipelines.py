@@ -1,0 +1,314 @@
+"""Whole `fibnim classify` runs over files, each next to its floor: the same
+reading and writing done by numpy or pyarrow alone, in the same run.
+
+fibnim runs as users run it, in a subprocess on all cores; its time is the one
+it reports itself (start-up and imports left out), its peak resident memory
+the one the kernel counted for it. Each floor runs in a subprocess of its own
+too (`python -m fibnim.bench.pipelines NAME IN OUT THREADS` prints its
+seconds), timed the same way: its imports done, its first use of them timed.
+- npy: a numpy pass that reads the input's memory map and writes an output
+  memory map of shape (N, 3) chunk by chunk on as many threads, then fsync (as
+  fibnim's output is synced before it takes its name);
+- csv and parquet: pyarrow reads the file, makes a table of the output's shape
+  (the columns, an outcome string, two int64 columns) and writes it;
+- csv without pyarrow: np.loadtxt and np.savetxt of an array of that shape.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+CHUNK = 1 << 18
+
+
+@dataclass(frozen=True)
+class Pipeline:
+    """One command: its input and output suffixes, its sizes by mode, its floor,
+    its target (x floor, at most) and what it needs."""
+
+    name: str
+    source: str
+    target_suffix: str
+    sizes: dict[str, int]
+    floor: Callable[[Path, Path, int], None]
+    target: float
+    environment: dict[str, str]
+    needs_arrow: bool
+
+
+def _positions(n: int, seed: int = 2026) -> Any:
+    """Random Wythoff positions below 10**6, made a chunk at a time."""
+    rng = np.random.default_rng(seed)
+    for start in range(0, n, 1 << 22):
+        yield rng.integers(0, 10**6, size=(min(1 << 22, n - start), 2), dtype=np.int64)
+
+
+def make_input(path: Path, n: int) -> None:
+    suffix = path.suffix
+    if suffix == ".npy":
+        rows = np.lib.format.open_memmap(path, mode="w+", dtype=np.int64, shape=(n, 2))
+        start = 0
+        for block in _positions(n):
+            rows[start : start + len(block)] = block
+            start += len(block)
+        rows.flush()
+        del rows
+        return
+    import pyarrow as pa
+
+    tables = (pa.table({"x": block[:, 0], "y": block[:, 1]}) for block in _positions(n))
+    if suffix == ".parquet":
+        import pyarrow.parquet as pq
+
+        with pq.ParquetWriter(path, pa.schema([("x", pa.int64()), ("y", pa.int64())])) as w:
+            for table in tables:
+                w.write_table(table)
+        return
+    with open(path, "wb") as f:
+        f.write(b"x,y\n")
+        for block in _positions(n):
+            np.savetxt(f, block, fmt="%d", delimiter=",")
+
+
+def _npy_floor(source: Path, target: Path, threads: int) -> None:
+    rows = np.load(source, mmap_mode="r")
+    out = np.lib.format.open_memmap(target, mode="w+", dtype=np.int64, shape=(len(rows), 3))
+
+    def copy(start: int) -> None:
+        part = out[start : start + CHUNK]
+        part[:, 1:] = rows[start : start + CHUNK]
+        part[:, 0] = 0
+
+    with ThreadPoolExecutor(max_workers=threads) as pool:
+        list(pool.map(copy, range(0, len(rows), CHUNK)))
+    out.flush()
+    descriptor = os.open(target, os.O_RDONLY)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+
+
+def _arrow_table(table: Any) -> Any:
+    """A table of the output's shape from the input's: x, y, outcome, move_1, move_2."""
+    import pyarrow as pa
+
+    m = table.num_rows
+    letters = pa.py_buffer(np.full(m, ord("N"), dtype=np.uint8))
+    outcome = pa.StringArray.from_buffers(
+        m, pa.py_buffer(np.arange(m + 1, dtype=np.int32)), letters
+    )
+    return pa.table(
+        {
+            "x": table["x"],
+            "y": table["y"],
+            "outcome": outcome,
+            "move_1": table["x"],
+            "move_2": table["y"],
+        }
+    )
+
+
+def _csv_floor(source: Path, target: Path, threads: int) -> None:
+    import pyarrow.csv as pacsv
+
+    pacsv.write_csv(_arrow_table(pacsv.read_csv(source)), target)
+
+
+def _parquet_floor(source: Path, target: Path, threads: int) -> None:
+    import pyarrow.parquet as pq
+
+    pq.write_table(_arrow_table(pq.read_table(source)), target)
+
+
+def _numpy_text_floor(source: Path, target: Path, threads: int) -> None:
+    rows = np.loadtxt(source, delimiter=",", skiprows=1, dtype=np.int64, ndmin=2)
+    np.savetxt(target, np.column_stack([rows, rows[:, :1] % 2, rows]), fmt="%d", delimiter=",")
+
+
+PIPELINES = [
+    Pipeline(
+        "npy -> npy",
+        ".npy",
+        ".npy",
+        {"quick": 10**6, "default": 10**8, "full": 10**8},
+        _npy_floor,
+        1.15,
+        {},
+        False,
+    ),
+    Pipeline(
+        "csv -> csv (pyarrow)",
+        ".csv",
+        ".csv",
+        {"quick": 10**5, "default": 10**7, "full": 10**7},
+        _csv_floor,
+        1.5,
+        {},
+        True,
+    ),
+    Pipeline(
+        "parquet -> parquet",
+        ".parquet",
+        ".parquet",
+        {"quick": 10**5, "default": 10**7, "full": 10**7},
+        _parquet_floor,
+        1.5,
+        {},
+        True,
+    ),
+    Pipeline(
+        "csv -> csv (no pyarrow)",
+        ".csv",
+        ".csv",
+        {"quick": 10**5, "default": 10**6, "full": 10**6},
+        _numpy_text_floor,
+        1.0,
+        {"FIBNIM_NO_ARROW": "1"},
+        False,
+    ),
+]
+
+
+def _command(source: Path, target: Path) -> list[str]:
+    command = [sys.executable, "-m", "fibnim", "classify", str(source), "-o", str(target)]
+    return [*command, "--game", "wythoff", "--force"]
+
+
+def _fibnim(source: Path, target: Path, environment: dict[str, str]) -> float:
+    """fibnim classify on all cores: the seconds it reports for its work."""
+    done = subprocess.run(
+        _command(source, target),
+        capture_output=True,
+        text=True,
+        env={**os.environ, **environment},
+        check=False,
+    )
+    if done.returncode:
+        raise RuntimeError(f"fibnim classify failed: {done.stderr.strip()}")
+    found = re.search(r" in ([0-9.e+-]+) s ", done.stdout)
+    if found is None:
+        raise RuntimeError(f"no time in fibnim's summary: {done.stdout!r}")
+    return float(found.group(1))
+
+
+def _peak_mb(source: Path, target: Path, environment: dict[str, str]) -> float | None:
+    """The peak resident memory of one fibnim run, from the kernel's count for it
+    (None where there is no os.wait4)."""
+    if not hasattr(os, "wait4"):
+        return None
+    process = subprocess.Popen(
+        [*_command(source, target), "-q"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, **environment},
+    )
+    _, status, usage = os.wait4(process.pid, 0)
+    process.returncode = os.waitstatus_to_exitcode(status)  # reaped here, not by Popen
+    if status:
+        raise RuntimeError("fibnim classify failed")
+    # ru_maxrss is in KB on Linux, in bytes on macOS
+    return usage.ru_maxrss / (2**20 if sys.platform == "darwin" else 1024)
+
+
+def measure(
+    mode: str, repeats: int, progress: Callable[[str], None] | None
+) -> list[dict[str, Any]]:
+    """Each pipeline's figures (see fibnim.bench.report)."""
+    try:
+        import pyarrow  # noqa: F401
+
+        arrow = True
+    except ImportError:
+        arrow = False
+    threads = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
+    results = []
+    with tempfile.TemporaryDirectory(prefix="fibnim-bench-") as scratch:
+        directory = Path(scratch)
+        for pipeline in PIPELINES:
+            if pipeline.needs_arrow and not arrow:
+                continue
+            if progress:
+                progress(pipeline.name)
+            n = pipeline.sizes[mode]
+            # three files of up to 24 bytes a row, with room to spare
+            free = shutil.disk_usage(directory).free
+            while n > 10**5 and 100 * n > free:
+                n //= 10
+            source = directory / f"in{pipeline.source}"
+            target = directory / f"out{pipeline.target_suffix}"
+            floor_target = directory / f"floor{pipeline.target_suffix}"
+            make_input(source, n)
+            fibnim_seconds, floor_seconds = [], []
+            for _ in range(repeats):
+                for path in (target, floor_target):
+                    path.unlink(missing_ok=True)
+                _sync()
+                floor_seconds.append(_floor(pipeline, source, floor_target, threads))
+                _sync()
+                fibnim_seconds.append(_fibnim(source, target, pipeline.environment))
+            target.unlink(missing_ok=True)
+            peak = _peak_mb(source, target, pipeline.environment)
+            for path in (source, target, floor_target):
+                path.unlink(missing_ok=True)
+            results.append(
+                {
+                    "name": pipeline.name,
+                    "size": n,
+                    "seconds": statistics.median(fibnim_seconds),
+                    "floor_seconds": statistics.median(floor_seconds),
+                    "target_x_floor": pipeline.target,
+                    "peak_mb": peak,
+                    "threads": threads,
+                }
+            )
+    return results
+
+
+def _floor(pipeline: Pipeline, source: Path, target: Path, threads: int) -> float:
+    command = [sys.executable, "-m", "fibnim.bench.pipelines", pipeline.name]
+    done = subprocess.run(
+        [*command, str(source), str(target), str(threads)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode:
+        raise RuntimeError(f"the floor of {pipeline.name} failed: {done.stderr.strip()}")
+    return float(done.stdout)
+
+
+def _sync() -> None:
+    """Dirty pages of earlier runs written out first, so that none is timed twice."""
+    if hasattr(os, "sync"):
+        os.sync()
+
+
+def main(arguments: list[str]) -> None:
+    """Run one floor: NAME IN OUT THREADS; print its seconds."""
+    name, source, target, threads = arguments
+    pipeline = next(p for p in PIPELINES if p.name == name)
+    if pipeline.needs_arrow:
+        import pyarrow.csv
+        import pyarrow.parquet  # noqa: F401
+    start = time.perf_counter()
+    pipeline.floor(Path(source), Path(target), int(threads))
+    print(time.perf_counter() - start)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

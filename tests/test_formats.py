@@ -1,0 +1,224 @@
+"""Input and output formats of `fibnim classify` as users have them, on both
+text paths (pyarrow's and fibnim's own), which must write the same bytes."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from fibnim import cli
+from fibnim.classify import classify
+
+pa = pytest.importorskip("pyarrow")
+pq = pytest.importorskip("pyarrow.parquet")
+
+
+@pytest.fixture(params=["arrow", "own"])
+def text_path(request, monkeypatch):
+    """Each test runs with pyarrow reading and writing CSV, and without it."""
+    if request.param == "own":
+        monkeypatch.setenv("FIBNIM_NO_ARROW", "1")
+    return request.param
+
+
+def classify_files(tmp_path, monkeypatch, capsys, *arguments: str) -> tuple[int, str]:
+    monkeypatch.chdir(tmp_path)
+    status = cli.main(["classify", *arguments, "-q", "--force"])
+    return status, capsys.readouterr().err
+
+
+def positions(rows: int, k: int = 2, seed: int = 0) -> np.ndarray:
+    return np.random.default_rng(seed).integers(0, 10**6, size=(rows, k))
+
+
+def test_fortran_order_npy(tmp_path, monkeypatch, capsys):
+    piles = positions(1001)
+    np.save(tmp_path / "in.npy", np.asfortranarray(piles))  # as np.save(df.to_numpy()) may
+    status, err = classify_files(
+        tmp_path,
+        monkeypatch,
+        capsys,
+        "in.npy",
+        "-o",
+        "out.npy",
+        "--game",
+        "wythoff",
+        "--chunk",
+        "100",
+    )
+    assert status == 0, err
+    assert np.array_equal(np.load(tmp_path / "out.npy"), classify(piles, "wythoff"))
+
+
+@pytest.mark.parametrize("dtype", ["<u4", ">i8", "<i2"])
+def test_npy_of_other_integer_dtypes(tmp_path, monkeypatch, capsys, dtype):
+    piles = positions(300) % 30000
+    np.save(tmp_path / "in.npy", piles.astype(dtype))
+    status, err = classify_files(
+        tmp_path, monkeypatch, capsys, "in.npy", "-o", "out.npy", "--game", "nim"
+    )
+    assert status == 0, err
+    assert np.array_equal(np.load(tmp_path / "out.npy"), classify(piles, "nim"))
+
+
+def test_csv_to_npy(tmp_path, monkeypatch, capsys, text_path):
+    piles = positions(2500)
+    np.savetxt(tmp_path / "in.csv", piles, fmt="%d", delimiter=",", header="x,y", comments="")
+    status, err = classify_files(
+        tmp_path,
+        monkeypatch,
+        capsys,
+        "in.csv",
+        "-o",
+        "out.npy",
+        "--game",
+        "wythoff",
+        "--chunk",
+        "1000",
+    )
+    assert status == 0, err
+    assert np.array_equal(np.load(tmp_path / "out.npy"), classify(piles, "wythoff"))
+
+
+@pytest.mark.parametrize(
+    ("text", "header", "rows"),
+    [
+        ("1,2", "pile_1,pile_2", ["1,2,P,,"]),  # one row, no newline: not a header
+        ("1,2\n", "pile_1,pile_2", ["1,2,P,,"]),
+        ("\ufeffx,y\n3,4\n", "x,y", ["3,4,N,1,2"]),  # a byte order mark
+        ('"x","y"\n3,5\n', "x,y", ["3,5,P,,"]),  # quoted names, as pyarrow writes them
+        ('"x","y"\n"3","5"\n', "x,y", ["3,5,P,,"]),  # quoted values too
+        ("x,y\r\n3,4\r\n\r\n10,15\r\n", "x,y", ["3,4,N,1,2", "10,15,N,10,6"]),
+        ("\n\nx,y\n\n3,4\n", "x,y", ["3,4,N,1,2"]),  # blank lines
+        ('"a, b",c\n3,4\n', '"a, b",c', ["3,4,N,1,2"]),  # a name that needs its quotes
+    ],
+)
+def test_text_as_users_have_it(tmp_path, monkeypatch, capsys, text_path, text, header, rows):
+    (tmp_path / "in.csv").write_bytes(text.encode())
+    status, err = classify_files(
+        tmp_path, monkeypatch, capsys, "in.csv", "-o", "out.csv", "--game", "wythoff"
+    )
+    assert status == 0, err
+    written = (tmp_path / "out.csv").read_text()
+    assert written == f"{header},outcome,move_1,move_2\n" + "".join(r + "\n" for r in rows)
+
+
+def test_header_and_delimiter_options(tmp_path, monkeypatch, capsys, text_path):
+    (tmp_path / "in.csv").write_text("3;5\n4;6\n")
+    status, err = classify_files(
+        tmp_path,
+        monkeypatch,
+        capsys,
+        "in.csv",
+        "-o",
+        "out.csv",
+        "--game",
+        "wythoff",
+        "--header",
+        "--delimiter",
+        ";",
+    )
+    assert status == 0, err
+    assert (tmp_path / "out.csv").read_text() == "3;5;outcome;move_1;move_2\n4;6;N;3;5\n"
+    (tmp_path / "in.tsv").write_text("x\ty\n3\t5\n")
+    status, err = classify_files(
+        tmp_path,
+        monkeypatch,
+        capsys,
+        "in.tsv",
+        "-o",
+        "out.tsv",
+        "--game",
+        "wythoff",
+        "--no-header",
+    )
+    assert status == 1
+    assert "in.tsv:1: column 1: 'x' is not an integer" in err
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("x,y\n1,2\n3,-5\n", "in.csv:3: column 2: -5 is negative"),
+        ("x,y\n1,2\n3,abc\n", "in.csv:3: column 2: 'abc' is not an integer"),
+        ("x,y\n1,2\n3,99999999999999999999\n", "99999999999999999999 is too large for int64"),
+        ("x,y\n1,2\n3,4,5\n", "in.csv:3: 3 columns, expected 2: '3,4,5'"),
+        ("x,y\n1,2\n3,\n", "in.csv:3: column 2: '' is not an integer"),
+        ("x,y\n1,2\n1.5,2\n", "in.csv:3: column 1: '1.5' is not an integer"),
+    ],
+)
+def test_bad_rows_are_named_alike_on_both_paths(
+    tmp_path, monkeypatch, capsys, text_path, text, message
+):
+    (tmp_path / "in.csv").write_text(text)
+    status, err = classify_files(
+        tmp_path, monkeypatch, capsys, "in.csv", "-o", "out.csv", "--game", "wythoff"
+    )
+    assert status == 1 and message in err, err
+    assert not (tmp_path / "out.csv").exists()
+
+
+def test_a_bad_row_far_into_a_large_file(tmp_path, monkeypatch, capsys, text_path):
+    # past pyarrow's first batches: its reading hands over mid-file
+    piles = positions(300_000)
+    lines = [f"{x},{y}\n" for x, y in piles.tolist()]
+    lines[250_000] = "7,-1\n"
+    (tmp_path / "in.csv").write_text("x,y\n" + "".join(lines))
+    status, err = classify_files(
+        tmp_path, monkeypatch, capsys, "in.csv", "-o", "out.csv", "--game", "wythoff"
+    )
+    assert status == 1 and "in.csv:250002: column 2: -1 is negative" in err, err
+
+
+@pytest.mark.parametrize("game", ["wythoff", "nim", "global-fibonacci-nim"])
+def test_both_text_paths_write_the_same_bytes(tmp_path, monkeypatch, capsys, game):
+    k = 2 if game == "wythoff" else 3
+    piles = positions(70_000, k) % (10**6 if k == 2 else 12)
+    piles[:5] = [[3, 5], [0, 0], [1, 2], [4, 7], [10, 15]] if k == 2 else 0
+    np.savetxt(
+        tmp_path / "in.csv",
+        piles,
+        fmt="%d",
+        delimiter=",",
+        header="a,b,c"[: 2 * k - 1],
+        comments="",
+    )
+    outputs = []
+    for no_arrow in ("", "1"):
+        monkeypatch.setenv("FIBNIM_NO_ARROW", no_arrow)
+        for suffix in (".csv", ".tsv"):
+            status, err = classify_files(
+                tmp_path,
+                monkeypatch,
+                capsys,
+                "in.csv",
+                "-o",
+                f"out{no_arrow}{suffix}",
+                "--game",
+                game,
+                "--chunk",
+                "30000",
+            )
+            assert status == 0, err
+            outputs.append((tmp_path / f"out{no_arrow}{suffix}").read_bytes())
+    assert outputs[0] == outputs[2] and outputs[1] == outputs[3]
+    assert outputs[0].replace(b",", b"\t") == outputs[1]
+    first = outputs[0].decode().splitlines()
+    assert first[1:3] == ["3,5,P,,", "0,0,P,,"] if k == 2 else True
+
+
+def test_parquet_moves_are_nullable_integers_in_pandas(tmp_path, monkeypatch, capsys):
+    pd = pytest.importorskip("pandas")
+    piles = positions(500)
+    piles[0] = [3, 5]  # a P-position: no move
+    pq.write_table(pa.table({"x": piles[:, 0], "y": piles[:, 1]}), tmp_path / "in.parquet")
+    status, err = classify_files(
+        tmp_path, monkeypatch, capsys, "in.parquet", "-o", "out.parquet", "--game", "wythoff"
+    )
+    assert status == 0, err
+    frame = pd.read_parquet(tmp_path / "out.parquet")
+    assert str(frame["move_1"].dtype) == "Int64" and str(frame["x"].dtype) == "int64"
+    assert frame["move_1"].isna().tolist()[:1] == [True]
+    expected = classify(piles, "wythoff")
+    assert (frame["move_2"].fillna(-1).to_numpy() == expected[:, 2]).all()
+    assert (frame["outcome"] == np.where(expected[:, 0] == 1, "P", "N")).all()
