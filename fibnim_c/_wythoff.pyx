@@ -177,17 +177,20 @@ cdef enum:
     BLOCK = 512  # positions per pass of winning_move
 
 
-cdef Py_ssize_t moves(const uint64_t* x, const uint64_t* y, int64_t* tx, int64_t* ty,
-                      Py_ssize_t size, bint misere, uint64_t limit) noexcept nogil:
-    # winning_move over `size` positions from pointers; the index of the first
-    # pile above limit, or -1
-    cdef Py_ssize_t i, j, stop, diagonals
+cdef Py_ssize_t moves(const uint64_t* x, const uint64_t* y, Py_ssize_t step, int64_t* tx,
+                      int64_t* ty, int64_t* outcome, Py_ssize_t out_step, Py_ssize_t size,
+                      bint misere, uint64_t limit) noexcept nogil:
+    # winning_move over `size` positions, x[i * step] and y[i * step], into
+    # tx[i * out_step] and ty[i * out_step], and where outcome is not NULL the
+    # outcome too (1 for a P-position); the index of the first pile above
+    # limit, or -1
+    cdef Py_ssize_t i, j, stop, diagonals, at
     cdef Py_ssize_t start = 0
     cdef Py_ssize_t diagonal_at[BLOCK]
     cdef uint64_t diagonal_d[BLOCK]
     cdef uint64_t xi, yi, s, l, n, other, d, ts, tl, empty, none, swapped
     cdef bint lower, diagonal
-    if size and not misere and simd_ready():
+    if size and step == 1 and out_step == 1 and outcome == NULL and not misere and simd_ready():
         start = winning_move8(x, y, tx, ty, size, limit)
     while start < size:
         stop = start + BLOCK if size - start > BLOCK else size
@@ -195,8 +198,8 @@ cdef Py_ssize_t moves(const uint64_t* x, const uint64_t* y, int64_t* tx, int64_t
         # Pass 1: every case but the diagonal one, with masks rather than
         # branches (which case applies is a coin toss on most data).
         for i in range(start, stop):
-            xi = x[i]
-            yi = y[i]
+            xi = x[i * step]
+            yi = y[i * step]
             s = xi if xi < yi else yi
             l = xi ^ yi ^ s
             if l > limit:
@@ -213,32 +216,41 @@ cdef Py_ssize_t moves(const uint64_t* x, const uint64_t* y, int64_t* tx, int64_t
             ts |= none
             tl |= none
             swapped = 0 - <uint64_t>(xi > yi)
-            tx[i] = <int64_t>((ts & ~swapped) | (tl & swapped))
-            ty[i] = <int64_t>((tl & ~swapped) | (ts & swapped))
+            at = i * out_step
+            tx[at] = <int64_t>((ts & ~swapped) | (tl & swapped))
+            ty[at] = <int64_t>((tl & ~swapped) | (ts & swapped))
+            if outcome != NULL:
+                outcome[at] = <int64_t>(none & 1)
             # a_n < l < b_n: the diagonal move, left to pass 2 (rare on most data)
             diagonal = lower & (l < other) & (s != 0) & (s != l)
-            diagonal_at[diagonals] = i
+            diagonal_at[diagonals] = at
             diagonal_d[diagonals] = l - s  # kept: x and y may change under us
             diagonals += diagonal
         # Pass 2: to (a_d, b_d), d = l - s: the same amount from both piles.
         for j in range(diagonals):
-            i = diagonal_at[j]
+            at = diagonal_at[j]
             d = diagonal_d[j]
             ts = beatty(d)
             tl = ts + d
-            # pass 1 wrote tx[i] = s, ty[i] = the partner when x <= y, or else
-            # the other way round; the partner exceeds s
-            swapped = 0 - <uint64_t>(tx[i] > ty[i])
-            tx[i] = <int64_t>((ts & ~swapped) | (tl & swapped))
-            ty[i] = <int64_t>((tl & ~swapped) | (ts & swapped))
+            # pass 1 wrote tx = s, ty = the partner when x <= y, or else the
+            # other way round; the partner exceeds s
+            swapped = 0 - <uint64_t>(tx[at] > ty[at])
+            tx[at] = <int64_t>((ts & ~swapped) | (tl & swapped))
+            ty[at] = <int64_t>((tl & ~swapped) | (ts & swapped))
         if misere:
+            # misere play differs only here (see misere_fix); elsewhere its
+            # P-positions and moves are normal play's
             for i in range(start, stop):
-                xi = x[i]
-                yi = y[i]
+                xi = x[i * step]
+                yi = y[i * step]
+                at = i * out_step
                 if (xi > limit) | (yi > limit):
                     return i
-                if xi <= 2 or yi <= 2 or (<uint64_t>tx[i] <= 2 and <uint64_t>ty[i] <= 2):
-                    misere_fix(xi, yi, &tx[i], &ty[i])
+                if xi <= 2 or yi <= 2 or (<uint64_t>tx[at] <= 2 and <uint64_t>ty[at] <= 2):
+                    misere_fix(xi, yi, &tx[at], &ty[at])
+                    if outcome != NULL:
+                        # no move wins: P, but for (0, 0), where the last mover lost
+                        outcome[at] = (tx[at] == -1) & ((xi | yi) != 0)
         start = stop
     return -1
 
@@ -251,7 +263,7 @@ def winning_move(const uint64_t[::1] x, const uint64_t[::1] y, int64_t[::1] tx, 
     cdef Py_ssize_t above = -1
     if x.shape[0]:
         with nogil:
-            above = moves(&x[0], &y[0], &tx[0], &ty[0], x.shape[0], misere, limit)
+            above = moves(&x[0], &y[0], 1, &tx[0], &ty[0], NULL, 1, x.shape[0], misere, limit)
     return above
 
 
@@ -273,7 +285,7 @@ cdef Py_ssize_t classify_block_rows(const char* row, Py_ssize_t in_row, Py_ssize
         for i in range(count):
             xs[i] = (<const uint64_t*>(row + i * in_row))[0]
             ys[i] = (<const uint64_t*>(row + i * in_row + in_column))[0]
-        bad = moves(xs, ys, txs, tys, count, misere, limit)
+        bad = moves(xs, ys, 1, txs, tys, NULL, 1, count, misere, limit)
         if bad >= 0:
             return start + bad
         for i in range(count):
@@ -289,11 +301,29 @@ cdef Py_ssize_t classify_block_rows(const char* row, Py_ssize_t in_row, Py_ssize
     return -1
 
 
+cdef Py_ssize_t contiguous_rows(const char* row, char* target, Py_ssize_t size,
+                                uint64_t limit) noexcept nogil:
+    # classify of C-contiguous rows, normal play, by the vector kernel from the
+    # first row whose out is 64-byte aligned (one of the first eight, out being
+    # 8-byte aligned), so that no store of 8 rows (3 cache lines) is split
+    cdef Py_ssize_t head = 0, done, bad
+    while (<size_t>(target + head * 24)) % 64 and head < 8 and head < size:
+        head += 1
+    bad = classify_block_rows(row, 16, 8, target, 24, 8, head, False, limit)
+    if bad >= 0:
+        return bad
+    done = head + classify_wythoff8(<const uint64_t*>(row + head * 16),
+                                    <int64_t*>(target + head * 24), size - head, limit)
+    bad = classify_block_rows(row + done * 16, 16, 8, target + done * 24, 24, 8, size - done,
+                              False, limit)
+    return bad + done if bad >= 0 else -1
+
+
 def classify(const uint64_t[:, :] piles, int64_t[:, :] out, bint misere, uint64_t limit):
     """Row i of out = (1 for a P-position or 0, the winning move's target (x, y),
     -1 -1 where there is none) for the position (x, y) in row i of piles, read
     with any strides. Returns the first row with a pile above limit, or -1."""
-    cdef Py_ssize_t size = piles.shape[0], done = 0, bad = -1
+    cdef Py_ssize_t size = piles.shape[0], bad
     cdef const char* row
     cdef char* target
     cdef Py_ssize_t in_row = piles.strides[0], in_column = piles.strides[1]
@@ -303,16 +333,17 @@ def classify(const uint64_t[:, :] piles, int64_t[:, :] out, bint misere, uint64_
     row = <const char*>&piles[0, 0]
     target = <char*>&out[0, 0]
     with nogil:
-        if (not misere and in_row == 16 and in_column == 8 and out_row == 24 and out_column == 8
-                and simd_ready()):
-            # C-contiguous rows in and out: the vector kernel reads and writes them
-            done = classify_wythoff8(<const uint64_t*>row, <int64_t*>target, size, limit)
-        if bad < 0:
-            bad = classify_block_rows(row + done * in_row, in_row, in_column,
-                                      target + done * out_row, out_row, out_column,
-                                      size - done, misere, limit)
-            if bad >= 0:
-                bad += done
+        if (not misere and simd_ready() and in_row == 16 and in_column == 8 and out_row == 24
+                and out_column == 8):
+            bad = contiguous_rows(row, target, size, limit)
+        elif (in_row | in_column | out_row | out_column) % 8 == 0 and (misere or not simd_ready()):
+            # whole elements apart, and the scalar kernel: it reads and writes in place
+            bad = moves(<const uint64_t*>row, <const uint64_t*>(row + in_column), in_row // 8,
+                        <int64_t*>(target + out_column), <int64_t*>(target + 2 * out_column),
+                        <int64_t*>target, out_row // 8, size, misere, limit)
+        else:  # the vector kernel, through a block of private rows at a time
+            bad = classify_block_rows(row, in_row, in_column, target, out_row, out_column, size,
+                                      misere, limit)
     return bad
 
 

@@ -181,3 +181,17 @@ def test_the_largest_pile_is_accepted():
     assert np.array_equal(
         classify(top, "global-fibonacci-nim"), composed(top, "global-fibonacci-nim")
     )
+
+
+@pytest.mark.parametrize("game", ["wythoff", "wythoff-misere", "nim"])
+def test_rows_and_outs_not_whole_elements_apart(game):
+    # a packed record array: rows 17 bytes apart, unaligned; an unaligned out
+    piles = sample(game, 2, 1000, seed=9)
+    records = np.zeros(len(piles), dtype=[("tag", "i1"), ("x", "<i8"), ("y", "<i8")])
+    records["x"], records["y"] = piles[:, 0], piles[:, 1]
+    rows = np.lib.stride_tricks.as_strided(records["x"], shape=piles.shape, strides=(17, 8))
+    out = np.zeros(3 * 8 * len(piles) + 1, dtype=np.uint8)[1:].view(np.int64).reshape(-1, 3)
+    expected = composed(piles, game)
+    assert np.array_equal(classify(rows, game), expected)
+    assert np.array_equal(classify(piles, game, out=out), expected)
+    assert np.array_equal(classify(piles[::-1], game), expected[::-1])  # negative strides
