@@ -151,18 +151,21 @@ def _classify_parser(commands: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Classify every position (row) of INPUT as P or N and find its winning "
         "move, in chunks, on all cores.\n\ngames:\n" + games + "\n\n"
-        "INPUT: .npy (integers, shape (N, k); memory-mapped), .csv or .tsv (header\n"
-        "optional), - for CSV on stdin, .parquet (with pyarrow). OUTPUT in any of these\n"
-        "(- is CSV on stdout). CSV/TSV/parquet get the input columns, then outcome (P\n"
-        "or N), then move_1 .. move_k, the position after the winning move (empty where\n"
-        "there is none). .npy gets int64 (N, 1 + k): 1 for P and 0 for N, then the\n"
-        "target position (-1 where there is none). The output appears only when the run\n"
-        "succeeds.",
+        "INPUT: .npy (integers, shape (N, k), C or Fortran order; memory-mapped),\n"
+        ".csv or .tsv (UTF-8; header optional, see --header), - for CSV on stdin,\n"
+        ".parquet (with pyarrow), or a directory of parquet files (a dataset, run on\n"
+        "dask). OUTPUT in any of these (- is CSV on stdout; a directory for a dataset).\n"
+        "CSV/TSV/parquet get the input columns, then outcome (P or N), then move_1 ..\n"
+        "move_k, the position after the winning move (empty where there is none).\n"
+        ".npy gets int64 (N, 1 + k): 1 for P and 0 for N, then the target position (-1\n"
+        "where there is none). With pyarrow, CSV and TSV are read and written by it, to\n"
+        "the same bytes. The output appears only when the run succeeds.",
         epilog="examples:\n"
         "  fibnim classify --random 10000000 --game wythoff\n"
         "  fibnim classify positions.npy -o results.npy --game wythoff\n"
         "  fibnim classify piles.csv -o out.csv --game fibonacci-nim --bound 10\n"
-        "  cat piles.csv | fibnim classify - -o - --game nim",
+        "  cat piles.csv | fibnim classify - -o - --game nim\n"
+        "  fibnim classify dataset/ -o classified/ --game nim --dask tcp://host:8786",
     )
     run.add_argument("input", nargs="?", metavar="INPUT", help="the positions (or --random N)")
     run.add_argument("-o", "--output", metavar="OUTPUT", help="where the results go")
@@ -242,23 +245,37 @@ class _Done:
     result: NDArray[np.int64] | None = None
 
 
+_BUFFERS = threading.local()  # each thread's result rows, reused chunk after chunk
+
+
+def _buffer(rows: int, width: int) -> NDArray[np.int64]:
+    held = getattr(_BUFFERS, "rows", None)
+    if held is None or held.shape[0] < rows or held.shape[1] != width:
+        held = _BUFFERS.rows = np.empty((rows, width), dtype=np.int64)
+    return held[:rows]
+
+
 def _solve(
     positions: NDArray[Any],
     game: str,
     bound: int | None,
-    out: NDArray[np.int64] | None = None,
+    sink: Sink | None = None,
     name: str = "",
     first: int = 0,
 ) -> _Done:
-    """classify one chunk (into out, when the sink maps its file); a bad value
-    is a DataError naming the file's row (first: the chunk's first row)."""
+    """classify one chunk, rows first.. of the input; a bad value is a DataError
+    naming the file's row. A sink that takes rows at their places (`direct`)
+    gets them here, from this thread's buffer, which stays in the cache."""
+    direct = sink is not None and sink.direct
+    out = _buffer(len(positions), 1 + positions.shape[1]) if direct else None
     try:
         result = classify(positions, game, bound, out=out)
     except (ValueError, OverflowError):
         checked(name, np.asarray(positions), first, "row")  # raises, naming the file's row
         raise
     p_positions = int(np.count_nonzero(result[:, 0]))
-    if out is not None:
+    if sink is not None and direct:
+        sink.put(first, result)
         return _Done(len(result), p_positions)
     return _Done(len(result), p_positions, positions, result)
 
@@ -267,19 +284,15 @@ def _random_rows(
     source: _Random, start: int, count: int, bound: int | None, sink: Sink | None
 ) -> _Done:
     """A task that makes its own positions, so that making them runs in parallel too."""
-    out = None if sink is None else sink.window(start, start + count)
-    return _solve(source.positions(start, count), source.game, bound, out)
+    return _solve(source.positions(start, count), source.game, bound, sink, first=start)
 
 
 def _npy_rows(
     path: str, start: int, stop: int, game: str, bound: int | None, sink: Sink | None = None
 ) -> _Done:
-    """A task that maps its own rows of the input (and of the output, when the
-    sink maps its file): nothing is copied on the way. On a dask worker (no
-    sink), the rows go back to the client."""
-    source = NpySource(path)
-    out = None if sink is None else sink.window(start, stop)
-    done = _solve(source.window(start, stop), game, bound, out, path, start)
+    """A task that maps its own rows of the input: the kernel reads them where
+    they lie. On a dask worker (no sink), the rows go back to the client."""
+    done = _solve(NpySource(path).window(start, stop), game, bound, sink, path, start)
     if done.positions is not None and sink is None:  # to the client: not a map of our file
         done.positions = np.array(done.positions)
     return done

@@ -4,8 +4,8 @@ reading and writing done by numpy or pyarrow alone, in the same run.
 fibnim runs as users run it, in a subprocess on all cores; its time is the one
 it reports itself (start-up and imports left out), its peak resident memory
 the one the kernel counted for it. Each floor runs in a subprocess of its own
-too (`python -m fibnim.bench.pipelines NAME IN OUT THREADS` prints its
-seconds), timed the same way: its imports done, its first use of them timed.
+too (`main` here prints its seconds), timed the same way: its imports done,
+its first use of them timed.
 - npy: a numpy pass that reads the input's memory map and writes an output
   memory map of shape (N, 3) chunk by chunk on as many threads, then fsync (as
   fibnim's output is synced before it takes its name);
@@ -184,6 +184,14 @@ PIPELINES = [
 ]
 
 
+# this module's main() in a process of its own
+_SELF = [
+    sys.executable,
+    "-c",
+    "import sys; from fibnim.bench.pipelines import main; main(sys.argv[1:])",
+]
+
+
 def _command(source: Path, target: Path) -> list[str]:
     command = [sys.executable, "-m", "fibnim", "classify", str(source), "-o", str(target)]
     return [*command, "--game", "wythoff", "--force"]
@@ -207,22 +215,19 @@ def _fibnim(source: Path, target: Path, environment: dict[str, str]) -> float:
 
 
 def _peak_mb(source: Path, target: Path, environment: dict[str, str]) -> float | None:
-    """The peak resident memory of one fibnim run, from the kernel's count for it
-    (None where there is no os.wait4)."""
-    if not hasattr(os, "wait4"):
-        return None
-    process = subprocess.Popen(
-        [*_command(source, target), "-q"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+    """The peak resident memory of one fibnim run, as the run itself reads it
+    (VmHWM, Linux; None elsewhere). The kernel's count for a child process
+    would not do: it starts from the size of the process that forked it."""
+    done = subprocess.run(
+        [*_SELF, "--peak", str(source), str(target)],
+        capture_output=True,
+        text=True,
         env={**os.environ, **environment},
+        check=False,
     )
-    _, status, usage = os.wait4(process.pid, 0)
-    process.returncode = os.waitstatus_to_exitcode(status)  # reaped here, not by Popen
-    if status:
-        raise RuntimeError("fibnim classify failed")
-    # ru_maxrss is in KB on Linux, in bytes on macOS
-    return usage.ru_maxrss / (2**20 if sys.platform == "darwin" else 1024)
+    if done.returncode:
+        raise RuntimeError(f"fibnim classify failed: {done.stderr.strip()}")
+    return None if done.stdout.strip() == "None" else float(done.stdout)
 
 
 def measure(
@@ -280,9 +285,8 @@ def measure(
 
 
 def _floor(pipeline: Pipeline, source: Path, target: Path, threads: int) -> float:
-    command = [sys.executable, "-m", "fibnim.bench.pipelines", pipeline.name]
     done = subprocess.run(
-        [*command, str(source), str(target), str(threads)],
+        [*_SELF, pipeline.name, str(source), str(target), str(threads)],
         capture_output=True,
         text=True,
         check=False,
@@ -299,7 +303,21 @@ def _sync() -> None:
 
 
 def main(arguments: list[str]) -> None:
-    """Run one floor: NAME IN OUT THREADS; print its seconds."""
+    """Run one floor: NAME IN OUT THREADS, and print its seconds; or --peak IN
+    OUT: fibnim classify, and print its peak resident MB."""
+    if arguments[0] == "--peak":
+        from fibnim import cli
+
+        source, target = arguments[1:]
+        cli.main(["classify", source, "-o", target, "--game", "wythoff", "--force", "-q"])
+        try:
+            status = Path("/proc/self/status").read_text()
+        except OSError:
+            print(None)
+            return
+        kilobytes = next(line.split()[1] for line in status.splitlines() if "VmHWM" in line)
+        print(int(kilobytes) / 1024)
+        return
     name, source, target, threads = arguments
     pipeline = next(p for p in PIPELINES if p.name == name)
     if pipeline.needs_arrow:
@@ -308,7 +326,3 @@ def main(arguments: list[str]) -> None:
     start = time.perf_counter()
     pipeline.floor(Path(source), Path(target), int(threads))
     print(time.perf_counter() - start)
-
-
-if __name__ == "__main__":
-    main(sys.argv[1:])

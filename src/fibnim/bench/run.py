@@ -240,7 +240,7 @@ def run(
             if progress:
                 progress("solvers")
             results["solvers"] = measure_solvers(plan)
-            results["pipelines"] = pipelines.measure(mode, 1 if mode == "quick" else 3, progress)
+            results["pipelines"] = pipelines.measure(mode, 1 if mode == "quick" else 5, progress)
     finally:
         _backend.use(before)
         use_simd(True)
