@@ -333,17 +333,19 @@ def test_peak_memory_stays_bounded_on_a_large_npy(tmp_path):
     )
 
 
-def test_classify_on_a_dask_scheduler(tmp_path):
+def local_cluster():
+    """A scheduler on a TCP port with two workers: threads of this process, so
+    that the test's backend is the one they run."""
     distributed = pytest.importorskip("distributed")
+    return distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=False, protocol="tcp", dashboard_address=None
+    )
+
+
+def test_classify_on_a_dask_scheduler(tmp_path):
     positions = positions_for("wythoff", 20_000)
     np.save(tmp_path / "in.npy", positions)
-    with distributed.LocalCluster(  # threads of this process: the test's backend
-        n_workers=2,
-        threads_per_worker=1,
-        processes=False,
-        protocol="tcp",
-        dashboard_address=None,
-    ) as cluster:
+    with local_cluster() as cluster:
         result = run(
             "classify",
             "in.npy",
@@ -479,7 +481,6 @@ def test_an_interrupt_stops_a_long_run_within_two_seconds(tmp_path, name):
 
 
 def test_a_parquet_dataset_on_a_local_cluster(tmp_path):
-    distributed = pytest.importorskip("distributed")
     pq = pytest.importorskip("pyarrow.parquet")
     pd = pytest.importorskip("pandas")
     pytest.importorskip("dask.dataframe")
@@ -492,13 +493,7 @@ def test_a_parquet_dataset_on_a_local_cluster(tmp_path):
         table = pa.table({"x": part[:, 0], "y": part[:, 1]})
         pq.write_table(table, tmp_path / "dataset" / f"part-{i:02}.parquet")
     (tmp_path / "out").mkdir()  # in the way: replaced with --force only
-    with distributed.LocalCluster(  # threads of this process: the test's backend
-        n_workers=2,
-        threads_per_worker=1,
-        processes=False,
-        protocol="tcp",
-        dashboard_address=None,
-    ) as cluster:
+    with local_cluster() as cluster:
         arguments = ["classify", "dataset", "-o", "out", "--game", "wythoff"]
         arguments += ["--dask", cluster.scheduler_address]
         refused = run(*arguments, cwd=tmp_path)
