@@ -458,6 +458,8 @@ class Sink:
         self.atomic = None if path == "-" else _AtomicFile(path)
         self.stream: IO[bytes] = sys.stdout.buffer if self.atomic is None else self.atomic.stream
         self.parquet: Any = None
+        self.pending: list[Any] = []  # parquet tables not yet written
+        self.pending_rows = 0
         # .npy of a known length: the tasks write their rows at their places
         # (`put`), in any order
         self.direct = self.kind == ".npy" and rows is not None
@@ -510,7 +512,12 @@ class Sink:
             if self.parquet is None:
                 _, pq = _parquet()
                 self.parquet = pq.ParquetWriter(self.stream, table.schema)
-            self.parquet.write_table(table)
+            # row groups of ROW_GROUP rows, pyarrow's own default, whatever the
+            # chunks: small ones made writing and reading the file slower
+            self.pending.append(table)
+            self.pending_rows += len(table)
+            if self.pending_rows >= ROW_GROUP:
+                self._flush_rows()
         elif self.arrow:
             import pyarrow.csv as pacsv
 
@@ -536,6 +543,13 @@ class Sink:
             text = text.replace(f"{d}P{f'{d}-1' * k}\n", f"{d}P{d * k}\n")
             self.stream.write(text.encode())
         self.written += len(result)
+
+    def _flush_rows(self) -> None:
+        import pyarrow as pa
+
+        if self.pending:
+            self.parquet.write_table(pa.concat_tables(self.pending))
+        self.pending, self.pending_rows = [], 0
 
     def _names(self) -> list[str]:
         return [*self.columns, "outcome", *(f"move_{j + 1}" for j in range(len(self.columns)))]
@@ -592,6 +606,7 @@ class Sink:
             k = len(self.columns)
             self.write(np.empty((0, k), np.int64), np.empty((0, 1 + k), np.int64), 0)
         if self.parquet is not None:
+            self._flush_rows()
             self.parquet.close()
         if self.csv is not None:
             self.csv.close()
@@ -610,6 +625,7 @@ class Sink:
             self.atomic.abort()
 
 
+ROW_GROUP = 1 << 20  # rows of a parquet row group
 NPY_HEADER = 128  # bytes: room for any shape, so a header can be rewritten in place
 
 
