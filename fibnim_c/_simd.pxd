@@ -212,12 +212,13 @@ cdef extern from *:
 
     FIBNIM_TARGET static inline void fibnim_move8_by_width(
             __m512i a, __m512i b, __m512i l, __m512i *ta, __m512i *tb) {
-        if (!_mm512_cmpge_epu64_mask(l, _mm512_set1_epi64(FIBNIM_SMALL)))
-            fibnim_move8(a, b, FIBNIM_SMALL_LANES, ta, tb);
-        else if (!_mm512_cmpge_epu64_mask(l, _mm512_set1_epi64((1LL << 52) - 1)))
+        /* the widest first: on wide data, one test */
+        if (_mm512_cmpge_epu64_mask(l, _mm512_set1_epi64((1LL << 52) - 1)))
+            fibnim_move8(a, b, FIBNIM_WIDE_LANES, ta, tb);
+        else if (_mm512_cmpge_epu64_mask(l, _mm512_set1_epi64(FIBNIM_SMALL)))
             fibnim_move8(a, b, FIBNIM_ONE_LIMB_LANES, ta, tb);
         else
-            fibnim_move8(a, b, FIBNIM_WIDE_LANES, ta, tb);
+            fibnim_move8(a, b, FIBNIM_SMALL_LANES, ta, tb);
     }
 
     FIBNIM_TARGET static Py_ssize_t fibnim_winning_move8(
