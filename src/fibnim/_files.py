@@ -473,13 +473,11 @@ class Sink:
             if self.direct:
                 assert self.rows is not None
                 size = NPY_HEADER + self.rows * (1 + k) * 8
-                # The file at its full size, its blocks reserved: the rows' writes
-                # then neither extend it (which twice made them half as fast)
-                # nor meet a full disk halfway.
-                if hasattr(os, "posix_fallocate"):
-                    os.posix_fallocate(self.stream.fileno(), 0, size)
-                else:
-                    os.ftruncate(self.stream.fileno(), size)
+                # At its full size (sparse), so that no put extends it: extending
+                # writes from two threads ran at half speed. Not posix_fallocate:
+                # blocks reserved up front made the run slower still, and a full
+                # disk is a clean OSError from a write or the fsync anyway.
+                os.ftruncate(self.stream.fileno(), size)
         elif self.kind in (".csv", ".tsv"):
             # quoted only where a name needs it, on both paths
             line = io.StringIO()
