@@ -38,5 +38,5 @@ FIBNIM_REQUIRE_EXTENSION=1 \
     "$root/tests/test_zeckendorf.py" "$root/tests/test_wythoff.py" \
     "$root/tests/test_fibonacci_nim.py" "$root/tests/test_power_nim.py" \
     "$root/tests/test_solvers.py" "$root/tests/test_parity.py" \
-    "$root/tests/test_safety.py" "$root/tests/test_fuzz.py" "$@"
+    "$root/tests/test_safety.py" "$root/tests/test_fuzz.py" "$root/tests/test_fused.py" "$@"
 echo "sanitizer run passed"
