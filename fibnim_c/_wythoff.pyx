@@ -270,8 +270,8 @@ def winning_move(const uint64_t[::1] x, const uint64_t[::1] y, int64_t[::1] tx, 
 cdef Py_ssize_t classify_block_rows(const char* row, Py_ssize_t in_row, Py_ssize_t in_column,
                                     char* target, Py_ssize_t out_row, Py_ssize_t out_column,
                                     Py_ssize_t size, bint misere, uint64_t limit) noexcept nogil:
-    # classify over any strides, a block of rows at a time through a private
-    # buffer, whose values are the ones checked and used
+    # classify over any (aligned) strides, a block of rows at a time through a
+    # private buffer, whose values are the ones checked and used
     cdef Py_ssize_t i, count, bad, start = 0
     # the four rows of the block, 8 elements (64 bytes) apart modulo 4 KB: at
     # equal offsets the processor takes loads for stores (4K aliasing)
@@ -336,8 +336,9 @@ def classify(const uint64_t[:, :] piles, int64_t[:, :] out, bint misere, uint64_
         if (not misere and simd_ready() and in_row == 16 and in_column == 8 and out_row == 24
                 and out_column == 8):
             bad = contiguous_rows(row, target, size, limit)
-        elif (in_row | in_column | out_row | out_column) % 8 == 0 and (misere or not simd_ready()):
-            # whole elements apart, and the scalar kernel: it reads and writes in place
+        elif misere or not simd_ready():
+            # the scalar kernel reads and writes in place (fibnim.classify hands
+            # over aligned arrays only: strides of whole elements)
             bad = moves(<const uint64_t*>row, <const uint64_t*>(row + in_column), in_row // 8,
                         <int64_t*>(target + out_column), <int64_t*>(target + 2 * out_column),
                         <int64_t*>target, out_row // 8, size, misere, limit)

@@ -129,10 +129,11 @@ def game_named(name: str) -> Game:
 
 def _as_uint64(rows: NDArray[Any]) -> NDArray[np.uint64]:
     """Rows as the uint64 a fused kernel reads: a view, whatever the strides, of
-    native 8-byte integers (a negative int64 seen as uint64 is above every
-    limit); a private int64 or uint64 copy of anything else."""
+    native, aligned 8-byte integers (a negative int64 seen as uint64 is above
+    every limit); a private int64 or uint64 copy of anything else (C reads no
+    unaligned uint64)."""
     kind = rows.dtype.kind
-    if rows.dtype.itemsize == 8 and rows.dtype.isnative:
+    if rows.dtype.itemsize == 8 and rows.dtype.isnative and rows.flags.aligned:
         return rows.view(np.uint64)
     return rows.astype(np.int64 if kind == "i" else np.uint64).view(np.uint64)
 
@@ -209,7 +210,9 @@ def classify(positions: Any, game: str, bound: int | None = None, *, out: Any = 
         array = array.astype(np.int64)
     n, k = array.shape
     result = result_array((n, 1 + k), np.int64, out, "classify")
-    target = np.empty_like(result) if overlap(result, array) else result
+    # computed aside and copied back where out overlaps the input, or is unaligned
+    aside = overlap(result, array) or not result.flags.aligned
+    target = np.empty(result.shape, dtype=np.int64) if aside else result
     if rules.piles is None and k >= 3 and rules.name == "global-fibonacci-nim":
         _check_rows(array, 0, n)  # the search's box comes from every row
     run = rules.kernel(array, bound)
