@@ -156,3 +156,12 @@ def test_the_command(tmp_path, quick_results, capsys):
     assert "written:" in out and "0 regression(s)" in out
     saved = json.loads((tmp_path / "r" / "results.json").read_text())
     assert [k["name"] for k in saved["kernels"]] == ["wythoff.is_safe"]
+
+
+def test_the_file_pipelines_without_pyarrow(monkeypatch):
+    from fibnim.bench import pipelines
+
+    monkeypatch.setitem(sys.modules, "pyarrow", None)  # import fails, as in a bare install
+    measured = pipelines.measure("quick", 1, None)
+    assert [p["name"] for p in measured] == ["npy -> npy", "csv -> csv (no pyarrow)"]
+    assert all(p["seconds"] > 0 and p["floor_seconds"] > 0 for p in measured)

@@ -68,15 +68,14 @@ def make_input(path: Path, n: int) -> None:
         rows.flush()
         del rows
         return
-    import pyarrow as pa
-
-    tables = (pa.table({"x": block[:, 0], "y": block[:, 1]}) for block in _positions(n))
     if suffix == ".parquet":
+        import pyarrow as pa
         import pyarrow.parquet as pq
 
-        with pq.ParquetWriter(path, pa.schema([("x", pa.int64()), ("y", pa.int64())])) as w:
-            for table in tables:
-                w.write_table(table)
+        schema = pa.schema([("x", pa.int64()), ("y", pa.int64())])
+        with pq.ParquetWriter(path, schema) as writer:
+            for block in _positions(n):
+                writer.write_table(pa.table({"x": block[:, 0], "y": block[:, 1]}))
         return
     with open(path, "wb") as f:
         f.write(b"x,y\n")
