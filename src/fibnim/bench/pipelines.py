@@ -196,20 +196,22 @@ def _command(source: Path, target: Path) -> list[str]:
     return [*command, "--game", "wythoff", "--force"]
 
 
-def _fibnim(source: Path, target: Path, environment: dict[str, str]) -> float:
-    """fibnim classify on all cores: the seconds it reports for its work."""
+def _output(command: list[str], environment: dict[str, str]) -> str:
+    """What command prints, run with environment added to this one's."""
     done = subprocess.run(
-        _command(source, target),
-        capture_output=True,
-        text=True,
-        env={**os.environ, **environment},
-        check=False,
+        command, capture_output=True, text=True, env={**os.environ, **environment}, check=False
     )
     if done.returncode:
         raise RuntimeError(f"fibnim classify failed: {done.stderr.strip()}")
-    found = re.search(r" in ([0-9.e+-]+) s ", done.stdout)
+    return done.stdout
+
+
+def _fibnim(source: Path, target: Path, environment: dict[str, str]) -> float:
+    """fibnim classify on all cores: the seconds it reports for its work."""
+    printed = _output(_command(source, target), environment)
+    found = re.search(r" in ([0-9.e+-]+) s ", printed)
     if found is None:
-        raise RuntimeError(f"no time in fibnim's summary: {done.stdout!r}")
+        raise RuntimeError(f"no time in fibnim's summary: {printed!r}")
     return float(found.group(1))
 
 
@@ -217,16 +219,8 @@ def _peak_mb(source: Path, target: Path, environment: dict[str, str]) -> float |
     """The peak resident memory of one fibnim run, as the run itself reads it
     (VmHWM, Linux; None elsewhere). The kernel's count for a child process
     would not do: it starts from the size of the process that forked it."""
-    done = subprocess.run(
-        [*_SELF, "--peak", str(source), str(target)],
-        capture_output=True,
-        text=True,
-        env={**os.environ, **environment},
-        check=False,
-    )
-    if done.returncode:
-        raise RuntimeError(f"fibnim classify failed: {done.stderr.strip()}")
-    return None if done.stdout.strip() == "None" else float(done.stdout)
+    printed = _output([*_SELF, "--peak", str(source), str(target)], environment)
+    return None if printed.strip() == "None" else float(printed)
 
 
 def measure(
