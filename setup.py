@@ -13,9 +13,11 @@ FIBNIM_SANITIZE=1 builds with AddressSanitizer and UndefinedBehaviorSanitizer
 """
 
 import os
+import sys
 from pathlib import Path
 
 from setuptools import setup
+from setuptools.command.build_ext import build_ext
 
 HERE = Path(__file__).parent
 
@@ -45,7 +47,6 @@ def extensions():
             define_macros=macros,
             extra_compile_args=compile_args,
             extra_link_args=link_args,
-            optional=not truthy("FIBNIM_REQUIRE_EXTENSION"),
         )
         for pyx in sorted((HERE / "fibnim_c").glob("*.pyx"))
     ]
@@ -65,4 +66,38 @@ def extensions():
     )
 
 
-setup(ext_modules=[] if truthy("FIBNIM_PURE_PYTHON") else extensions())
+class build_ext_or_fall_back(build_ext):
+    """Builds the compiled core; where that fails, installs the pure twin and says so.
+
+    Any failure counts (no compiler, a compiler error, a missing header): one
+    compiled module without the others is no use, since fibnim loads them all
+    or none. cythonize() returns fresh Extension objects, so setuptools' own
+    `optional` flag is not carried over; this class is the fallback instead.
+    """
+
+    def run(self) -> None:
+        try:
+            super().run()
+        except Exception as error:  # every failure has the one fallback
+            if truthy("FIBNIM_REQUIRE_EXTENSION"):
+                raise
+            self.fall_back(error)
+
+    def fall_back(self, error: BaseException) -> None:
+        for module in self.extensions:  # a partial build would load half a core
+            built = Path(self.get_ext_fullpath(module.name))
+            built.unlink(missing_ok=True)
+        banner = "=" * 72
+        print(
+            f"{banner}\nWARNING: fibnim's compiled core could not be built ({error}).\n"
+            "fibnim is installed with its pure-Python twin: the same answers, 500-1500x\n"
+            "slower. Install a C compiler (gcc, clang or MSVC) and reinstall for speed;\n"
+            f"set FIBNIM_REQUIRE_EXTENSION=1 to make this an error.\n{banner}",
+            file=sys.stderr,
+        )
+
+
+setup(
+    ext_modules=[] if truthy("FIBNIM_PURE_PYTHON") else extensions(),
+    cmdclass={"build_ext": build_ext_or_fall_back},
+)

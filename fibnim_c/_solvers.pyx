@@ -180,13 +180,14 @@ cdef enum:
     STATES_PER_CHECK = 1 << 16  # states between two looks for Ctrl-C
 
 
-def thresholds(const int64_t[::1] dims, bint power, uint32_t[::1] out):
+def thresholds(const int64_t[::1] dims, bint power, uint32_t[::1] out, check):
     """out[state] = T(state) for every state of the box [0, dims[0]] x ... (C order).
 
     T is the least s with a move taking s from one pile to a state whose T
     exceeds the next bound (2 s, or s in power-of-two Nim); 0 stands for
     none (infinite). (piles; r) is a P-position exactly when r < T: raising r
-    only adds moves. Ctrl-C stops it between blocks of states.
+    only adds moves. Between blocks of states, Ctrl-C stops it, and check()
+    is called: it raises to stop the search (from another thread).
     """
     cdef Py_ssize_t k = dims.shape[0]
     cdef Py_ssize_t i, first, total = out.shape[0]
@@ -204,6 +205,7 @@ def thresholds(const int64_t[::1] dims, bint power, uint32_t[::1] out):
                 threshold_states(dims, power, out, piles, strides, first,
                                  min(first + STATES_PER_CHECK, total))
             PyErr_CheckSignals()
+            check()
     finally:
         free(piles)
         free(strides)

@@ -30,6 +30,11 @@ def use_simd(bint wanted):
     return simd_ready()
 
 
+def simd_active():
+    """Whether the kernels take their AVX-512 IFMA paths now."""
+    return bool(simd_ready())
+
+
 cdef inline bint safe(uint64_t small, uint64_t large, bint misere) noexcept nogil:
     if misere and large <= 2:
         # misere play trades (0, 0) and (1, 2) for (0, 1) and (2, 2)

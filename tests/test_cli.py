@@ -47,6 +47,7 @@ def test_errors_are_messages_not_tracebacks():
 
 # --- fibnim wythoff and fibnim classify ----------------------------------------------------
 
+import json  # noqa: E402
 import os  # noqa: E402
 import signal  # noqa: E402
 import time  # noqa: E402
@@ -83,11 +84,29 @@ def test_wythoff_command():
     assert "a P-position (misere" in run("wythoff", "0", "1", "--misere").stdout
 
 
-def test_classify_random_prints_a_summary():
+def test_classify_random_prints_a_summary_on_stderr():
     result = run("classify", "--random", "5000", "--game", "wythoff", "--seed", "3")
     assert result.returncode == 0, result.stderr
-    assert result.stdout.startswith("wythoff: 5000 positions, ")
-    assert f"backend {_backend.name()}" in result.stdout and "positions/s" in result.stdout
+    assert result.stdout == "" and result.stderr.startswith("wythoff: 5000 positions, ")
+    assert f"backend {_backend.name()}" in result.stderr and "positions/s" in result.stderr
+
+
+@pytest.mark.parametrize("to_stdout", [False, True])
+def test_json_summary(tmp_path, to_stdout):
+    positions = positions_for("nim", 300)
+    np.save(tmp_path / "in.npy", positions)
+    output = "-" if to_stdout else "out.csv"
+    result = run("classify", "in.npy", "-o", output, "--game", "nim", "--json", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    # the JSON goes where the data does not
+    summary = json.loads(result.stderr if to_stdout else result.stdout)
+    expected = classify(positions, "nim")
+    assert summary["positions"] == 300
+    assert summary["p_positions"] == int(expected[:, 0].sum())
+    assert summary["backend"] == _backend.name() and summary["output"] == output
+    assert summary["implementation"] == _backend.implementation()
+    data = result.stdout if to_stdout else (tmp_path / "out.csv").read_text()
+    assert data.splitlines()[0] == "pile_1,pile_2,pile_3,outcome,move_1,move_2,move_3"
 
 
 def positions_for(game: str, rows: int, seed: int = 1) -> np.ndarray:
@@ -360,7 +379,7 @@ def test_classify_on_a_dask_scheduler(tmp_path):
             cwd=tmp_path,
         )
     assert result.returncode == 0, result.stderr
-    assert "dask at tcp://" in result.stdout and "2 workers" in result.stdout
+    assert "dask at tcp://" in result.stderr and "2 workers" in result.stderr
     assert (np.load(tmp_path / "out.npy") == classify(positions, "wythoff")).all()
 
 
@@ -396,7 +415,8 @@ def test_progress_bar_only_on_a_terminal(quiet):
     os.close(leader)
     assert process.returncode == 0
     assert (b"100%|" in seen) == (not quiet)
-    assert (b"positions/s" in stdout) == (not quiet)
+    assert stdout == b""  # the summary goes with the bar, to stderr
+    assert (b"positions/s" in seen) == (not quiet)
     # and with stderr not a terminal (every other test here), no bar at all
     assert "100%|" not in run(*arguments).stderr
 
@@ -501,7 +521,7 @@ def test_a_parquet_dataset_on_a_local_cluster(tmp_path):
     assert refused.returncode == 2 and "exists" in refused.stderr
     assert result.returncode == 0, result.stderr
     total = sum(len(p) for p in parts)
-    assert f"wythoff: {total} positions" in result.stdout and "9 partitions" in result.stdout
+    assert f"wythoff: {total} positions" in result.stderr and "9 partitions" in result.stderr
     written = sorted((tmp_path / "out").glob("*.parquet"))
     assert len(written) == 9  # one per partition, written by the workers
     frame = pd.concat([pd.read_parquet(path) for path in written], ignore_index=True)

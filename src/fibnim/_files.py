@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import errno
+import functools
 import io
 import itertools
 import json
@@ -23,7 +25,7 @@ import tempfile
 import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, TypeVar, cast
 
 import numpy as np
 from numpy.typing import NDArray
@@ -105,7 +107,7 @@ def checked(name: str, block: NDArray[Any], first: int, unit: str) -> NDArray[np
 
 class NpySource(Source):
     """A .npy file of integers, shape (N, k) or (N,), in C or Fortran order, read
-    through memory maps of the rows asked for (`window`), never loaded whole."""
+    a window of rows at a time (`window`), never loaded whole."""
 
     def __init__(self, path: str) -> None:
         self.name = path
@@ -121,7 +123,9 @@ class NpySource(Source):
                 self.offset = f.tell()
         except FileNotFoundError:
             raise UsageError(f"{path}: no such file") from None
-        except (ValueError, OSError) as error:
+        except OSError as error:  # no permission, a directory, an I/O error
+            raise DataError(f"{path}: cannot be read ({error.strerror or error})") from None
+        except ValueError as error:
             raise DataError(f"{path}: not a .npy file ({error})") from None
         if dtype.kind not in "iu" or dtype.hasobject:
             raise DataError(f"{path}: holds {dtype}, not integers")
@@ -133,37 +137,47 @@ class NpySource(Source):
         self.width = shape[1] if len(shape) == 2 else 1
         self.columns = _pile_names(self.width)
 
-    def window(self, start: int, stop: int) -> NDArray[Any]:
-        """Rows start..stop as they are in the file (its dtype; the rows of a
-        Fortran-ordered file strided), through a memory map of just the bytes
-        they span, which goes when the array does."""
+    def window(self, start: int, stop: int, buffer: NDArray[np.uint8] | None = None) -> NDArray[Any]:
+        """Rows start..stop as they are in the file (its dtype; Fortran order
+        for a Fortran-ordered file), read into the start of buffer (bytes the
+        caller reuses) or into a new array.
+
+        Read, not memory-mapped: a file that shrinks while it is read is a
+        DataError naming it and the row, where a map would die of SIGBUS."""
         assert self.rows is not None
-        size = self.dtype.itemsize
-        if stop <= start:
-            return np.empty((0, self.width), dtype=self.dtype)
-        if not self.fortran:
-            return np.memmap(
-                self.name,
-                dtype=self.dtype,
-                mode="r",
-                offset=self.offset + start * self.width * size,
-                shape=(stop - start, self.width),
-            )
-        # column j of the rows is N elements after column j - 1
-        span = (self.width - 1) * self.rows + (stop - start)
-        flat = np.memmap(
-            self.name, dtype=self.dtype, mode="r", offset=self.offset + start * size, shape=(span,)
-        )
-        return np.lib.stride_tricks.as_strided(
-            flat,
-            shape=(stop - start, self.width),
-            strides=(size, self.rows * size),
-            writeable=False,
+        size, count = self.dtype.itemsize, max(stop - start, 0)
+        nbytes = count * self.width * size
+        if buffer is None or buffer.size < nbytes:
+            buffer = np.empty(nbytes, dtype=np.uint8)
+        raw = buffer[:nbytes]
+        if self.fortran:  # column j of the rows is N elements after column j - 1
+            runs = [(self.offset + (j * self.rows + start) * size, count * size) for j in range(self.width)]
+        else:
+            runs = [(self.offset + start * self.width * size, nbytes)]
+        with open(self.name, "rb", buffering=0) as f:
+            into = memoryview(raw)
+            for offset, length in runs:
+                part, into = into[:length], into[length:]
+                f.seek(offset)
+                while part:
+                    got = f.readinto(part)
+                    if not got:
+                        raise DataError(self._short(f.tell()))
+                    part = part[got:]
+        shape = (count, self.width)
+        return raw.view(self.dtype).reshape(shape, order="F" if self.fortran else "C")
+
+    def _short(self, end: int) -> str:
+        element = (end - self.offset) // self.dtype.itemsize
+        row = element % self.rows if self.fortran else element // self.width
+        return (
+            f"{self.name}: ends at row {row} of the {self.rows} its header gives "
+            f"({end} bytes; did it change while fibnim read it?)"
         )
 
     def read(self, start: int, stop: int) -> NDArray[np.int64]:
         """Rows start..stop as a checked int64 array of their own."""
-        return checked(self.name, np.array(self.window(start, stop)), start, "row")
+        return checked(self.name, self.window(start, stop), start, "row")
 
     def chunks(self, size: int) -> Iterator[tuple[int, NDArray[np.int64]]]:
         assert self.rows is not None
@@ -427,6 +441,24 @@ def _has_arrow() -> bool:
 # --- sinks -----------------------------------------------------------------------------
 
 
+_Method = TypeVar("_Method", bound=Callable[..., Any])
+
+
+def _naming_output(method: _Method) -> _Method:
+    """A Sink method whose OSErrors name the output (a full disk's error names no file)."""
+
+    @functools.wraps(method)
+    def named(self: Sink, *arguments: Any) -> Any:
+        try:
+            return method(self, *arguments)
+        except OSError as error:
+            if error.filename is None:
+                error.filename = self.path
+            raise
+
+    return cast(_Method, named)
+
+
 class Sink:
     """Results written in row order, to a file that appears only on `commit()`.
 
@@ -455,7 +487,7 @@ class Sink:
             raise UsageError(f"{path}: exists; --force overwrites it")
         if self.kind == ".parquet":
             _parquet()
-        self.atomic = None if path == "-" else _AtomicFile(path)
+        self.atomic = None if path == "-" else _AtomicFile(path, replace=force)
         self.stream: IO[bytes] = sys.stdout.buffer if self.atomic is None else self.atomic.stream
         self.parquet: Any = None
         self.pending: list[Any] = []  # parquet tables not yet written
@@ -465,6 +497,7 @@ class Sink:
         self.direct = self.kind == ".npy" and rows is not None
         self._start()
 
+    @_naming_output
     def _start(self) -> None:
         k = len(self.columns)
         if self.kind == ".npy":
@@ -484,6 +517,7 @@ class Sink:
             csv.writer(line, delimiter=self.delimiter, lineterminator="\n").writerow(self._names())
             self.stream.write(line.getvalue().encode())
 
+    @_naming_output
     def put(self, start: int, result: NDArray[np.int64]) -> None:
         """Write result, rows start.. of a .npy of known length (`direct`), at
         their place: from any thread, in any order. (Through a memory map of
@@ -497,6 +531,7 @@ class Sink:
             written = os.pwrite(self.stream.fileno(), data, offset)
             data, offset = data[written:], offset + written
 
+    @_naming_output
     def write(self, positions: NDArray[Any], result: NDArray[np.int64] | None, rows: int) -> None:
         """The next `rows` rows: positions and their result (None: `put` wrote
         them already)."""
@@ -597,6 +632,7 @@ class Sink:
             metadata={"pandas": json.dumps(pandas)},
         )
 
+    @_naming_output
     def commit(self, check: Callable[[], None] = lambda: None) -> None:
         """Finish the file and give it its name; `check` runs just before that
         and may raise to stop it (the file is then dropped)."""
@@ -640,10 +676,14 @@ class _AtomicFile:
 
     On Linux it is opened with O_TMPFILE: it has no name until commit links
     it, so a run killed by any signal leaves nothing. Elsewhere it is a hidden
-    temporary file, removed on abort."""
+    temporary file, removed on abort. Without `replace` the commit is a link
+    onto the target's name, which fails if that name appeared meanwhile (another
+    run, say): the file found there is left as it is. Either way the file
+    gets the mode a new file would get (0666 less the umask)."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, replace: bool) -> None:
         self.path = os.path.abspath(path)
+        self.replace = replace
         directory = os.path.dirname(self.path)
         if not os.path.isdir(directory):
             raise UsageError(f"{path}: no directory {directory}")
@@ -654,25 +694,42 @@ class _AtomicFile:
             descriptor, self.temporary = tempfile.mkstemp(
                 dir=directory, prefix=f".{os.path.basename(path)}.", suffix=".part"
             )
+            os.chmod(descriptor, 0o666 & ~_umask())  # mkstemp's files are 0600
         self.stream = io.BufferedWriter(io.FileIO(descriptor, "w"), buffer_size=1 << 20)
 
     def commit(self, check: Callable[[], None]) -> None:
         self.stream.flush()
         os.fsync(self.stream.fileno())
-        if self.temporary is None:
-            named = os.path.join(
-                os.path.dirname(self.path),
-                f".{os.path.basename(self.path)}.{secrets.token_hex(8)}",
-            )
-            directory = os.open(os.path.dirname(self.path), os.O_RDONLY)
-            try:  # a directory descriptor makes os.link use linkat, which follows /proc's link
-                os.link(f"/proc/self/fd/{self.stream.fileno()}", named, dst_dir_fd=directory)
-            finally:
-                os.close(directory)
-            self.temporary = named
-        check()  # the last moment to back out: abort() removes the temporary name
-        self.stream.close()
-        os.replace(self.temporary, self.path)
+        # an unnamed file (O_TMPFILE) is linked through /proc's link to it; a
+        # directory descriptor makes os.link use linkat, which follows that link
+        source = self.temporary or f"/proc/self/fd/{self.stream.fileno()}"
+        directory = os.open(os.path.dirname(self.path), os.O_RDONLY)
+        try:
+            if self.replace and self.temporary is None:
+                named = os.path.join(
+                    os.path.dirname(self.path),
+                    f".{os.path.basename(self.path)}.{secrets.token_hex(8)}",
+                )
+                os.link(source, named, dst_dir_fd=directory)
+                self.temporary = named
+            check()  # the last moment to back out: abort() removes a temporary name
+            if self.replace:
+                assert self.temporary is not None
+                os.replace(self.temporary, self.path)
+                self.temporary = None
+            else:
+                try:
+                    os.link(source, self.path, dst_dir_fd=directory)
+                except FileExistsError:
+                    raise FileExistsError(
+                        errno.EEXIST,
+                        "appeared while this run wrote it (another run?); it is left as it is "
+                        "and this run's output is dropped (--force replaces it)",
+                        self.path,
+                    ) from None
+        finally:
+            os.close(directory)
+        self.abort()  # the temporary name (if any) goes; the file keeps its new one
 
     def abort(self) -> None:
         with contextlib.suppress(OSError):
@@ -680,3 +737,10 @@ class _AtomicFile:
         if self.temporary is not None:
             with contextlib.suppress(OSError):
                 os.remove(self.temporary)
+            self.temporary = None
+
+
+def _umask() -> int:
+    mask = os.umask(0o22)  # the one way to read it is to set it
+    os.umask(mask)
+    return mask

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from fibnim import _backend, _dask, solvers
+from fibnim import _backend, _dask, _stop, solvers
 from fibnim._apply import CHUNK, INT64_MAX, UINT64_MAX, overlap, result_array
 from fibnim._checks import NONNEGATIVE, Bound, check_chunk, check_int, integers, one_int
 
@@ -217,6 +217,7 @@ def classify(positions: Any, game: str, bound: int | None = None, *, out: Any = 
         _check_rows(array, 0, n)  # the search's box comes from every row
     run = rules.kernel(array, bound)
     for start in range(0, n, CHUNK):
+        _stop.check()  # a CLI worker asked to stop ends within one chunk
         stop = min(start + CHUNK, n)
         bad = run(_as_uint64(array[start:stop]), target[start:stop], INT64_MAX)
         if bad >= 0:

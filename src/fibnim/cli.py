@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import concurrent.futures
+import json
 import os
 import secrets
 import shutil
@@ -34,7 +35,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 import fibnim
-from fibnim import wythoff
+from fibnim import _backend, _stop, wythoff
 from fibnim._files import (
     DataError,
     NpySource,
@@ -101,7 +102,8 @@ def parser() -> argparse.ArgumentParser:
     top.add_argument(
         "--version",
         action="version",
-        version=f"fibnim {fibnim.__version__} (backend: {fibnim.backend})",
+        version=f"fibnim {fibnim.__version__} (backend: {fibnim.backend}, "
+        f"implementation: {_backend.implementation()})",
     )
     commands = top.add_subparsers(dest="command", required=True)
     encode = commands.add_parser(
@@ -211,6 +213,12 @@ def _classify_parser(commands: Any) -> None:
     )
     run.add_argument("--force", action="store_true", help="overwrite OUTPUT if it exists")
     run.add_argument("-q", "--quiet", action="store_true", help="no progress bar, no summary")
+    run.add_argument(
+        "--json",
+        action="store_true",
+        help="the summary as one JSON object, on stdout (on stderr when the data goes to "
+        "stdout, -o -)",
+    )
 
 
 # --- classify --------------------------------------------------------------------------
@@ -245,7 +253,7 @@ class _Done:
     result: NDArray[np.int64] | None = None
 
 
-_BUFFERS = threading.local()  # each thread's result rows, reused chunk after chunk
+_BUFFERS = threading.local()  # each thread's rows in and out, reused chunk after chunk
 
 
 def _buffer(rows: int, width: int) -> NDArray[np.int64]:
@@ -253,6 +261,13 @@ def _buffer(rows: int, width: int) -> NDArray[np.int64]:
     if held is None or held.shape[0] < rows or held.shape[1] != width:
         held = _BUFFERS.rows = np.empty((rows, width), dtype=np.int64)
     return held[:rows]
+
+
+def _input_buffer(nbytes: int) -> NDArray[np.uint8]:
+    held = getattr(_BUFFERS, "input", None)
+    if held is None or held.size < nbytes:
+        held = _BUFFERS.input = np.empty(nbytes, dtype=np.uint8)
+    return held
 
 
 def _solve(
@@ -290,12 +305,12 @@ def _random_rows(
 def _npy_rows(
     path: str, start: int, stop: int, game: str, bound: int | None, sink: Sink | None = None
 ) -> _Done:
-    """A task that maps its own rows of the input: the kernel reads them where
-    they lie. On a dask worker (no sink), the rows go back to the client."""
-    done = _solve(NpySource(path).window(start, stop), game, bound, sink, path, start)
-    if done.positions is not None and sink is None:  # to the client: not a map of our file
-        done.positions = np.array(done.positions)
-    return done
+    """A task that reads its own rows of the input. When they go no further than
+    this task (a `direct` sink), they are read into this thread's buffer."""
+    source = NpySource(path)
+    nbytes = (stop - start) * source.width * source.dtype.itemsize
+    buffer = _input_buffer(nbytes) if sink is not None and sink.direct else None
+    return _solve(source.window(start, stop, buffer), game, bound, sink, path, start)
 
 
 def _tasks(
@@ -332,11 +347,14 @@ class _Signals:
     swallowed (inside a finalizer, say) and the run then finishes as if nothing
     had happened. A noted signal cannot be lost: the run looks at it between
     chunks, while it waits for one, and just before and after its commit.
+    `stop` is set by a signal and when the run ends: the chunks under way in
+    worker threads (`submit_watched`) end at their next sub-chunk.
     """
 
     def __init__(self) -> None:
         self.number: int | None = None
         self.previous: dict[int, Any] = {}
+        self.stop = threading.Event()
 
     def __enter__(self) -> _Signals:
         if threading.current_thread() is threading.main_thread():
@@ -346,8 +364,18 @@ class _Signals:
 
     def _note(self, number: int, frame: Any) -> None:
         self.number = self.number or number
+        self.stop.set()
+
+    def submit_watched(self, pool: ThreadPoolExecutor) -> Callable[..., Future[Any]]:
+        """pool.submit for work that stops when this run does."""
+
+        def submit(function: Callable[..., Any], *arguments: Any) -> Future[Any]:
+            return pool.submit(_watched, self.stop, function, *arguments)
+
+        return submit
 
     def __exit__(self, *exception: object) -> None:
+        self.stop.set()
         for number, handler in self.previous.items():
             signal.signal(number, handler)
 
@@ -358,6 +386,11 @@ class _Signals:
 
 
 WAIT = 0.05  # seconds between looks at the signals while a chunk is computed
+
+
+def _watched(stop: threading.Event, function: Callable[..., Any], *arguments: Any) -> Any:
+    with _stop.watching(stop):
+        return function(*arguments)
 
 
 def _in_order(
@@ -387,6 +420,9 @@ def _result(future: Any, signals: _Signals) -> Any:
         # asyncio's, thread pools concurrent.futures'
         except (TimeoutError, concurrent.futures.TimeoutError, asyncio.TimeoutError):
             continue
+        except _stop.Stopped:
+            signals.check()  # stopped by the signal noted just before
+            raise
 
 
 def _progress(total: int | None, quiet: bool) -> Any:
@@ -436,7 +472,7 @@ def _classify(arguments: argparse.Namespace) -> int:
     pool = ThreadPoolExecutor(max_workers=arguments.threads) if client is None else None
     try:
         with _Signals() as signals:
-            submit = pool.submit if pool is not None else _dask_submit(client)
+            submit = signals.submit_watched(pool) if pool is not None else _dask_submit(client)
             tasks = _tasks(
                 source, rules.name, arguments.bound, arguments.chunk, client is not None, sink
             )
@@ -464,17 +500,53 @@ def _classify(arguments: argparse.Namespace) -> int:
             bar.close()
         if client is not None:
             client.close()
-    seconds = time.perf_counter() - start
-    if not arguments.quiet and arguments.output != "-":
-        rate = positions_done / seconds if seconds > 0 else float("inf")
-        share = f" ({100 * p_positions / positions_done:.4g}%)" if positions_done else ""
-        where = f"dask at {arguments.dask}, {threads} workers" if client else f"{threads} threads"
-        print(
-            f"{rules.name}: {positions_done} positions, {p_positions} P-positions{share}, "
-            f"in {seconds:.3g} s ({rate:.4g} positions/s; backend {fibnim.backend}, {where})"
-            + (f"; written to {arguments.output}" if arguments.output else "")
-        )
+    _summary(
+        arguments,
+        game=rules.name,
+        positions=positions_done,
+        p_positions=p_positions,
+        seconds=time.perf_counter() - start,
+        where=f"dask at {arguments.dask}, {threads} workers" if client else f"{threads} threads",
+    )
     return 0
+
+
+def _summary(
+    arguments: argparse.Namespace,
+    *,
+    game: str,
+    positions: int,
+    p_positions: int,
+    seconds: float,
+    where: str,
+) -> None:
+    """What a run did: a line on stderr (stdout is the data's with -o -), or with
+    --json one JSON object on stdout (on stderr with -o -); nothing with --quiet."""
+    if arguments.quiet:
+        return
+    summary = {
+        "game": game,
+        "positions": positions,
+        "p_positions": p_positions,
+        "seconds": round(seconds, 6),
+        "positions_per_second": positions / seconds if seconds > 0 else None,
+        "backend": fibnim.backend,
+        "implementation": _backend.implementation(),
+        "where": where,
+        "output": arguments.output,
+    }
+    stream = sys.stderr if arguments.output == "-" else sys.stdout
+    if arguments.json:
+        print(json.dumps(summary), file=stream)
+        return
+    rate = positions / seconds if seconds > 0 else float("inf")
+    share = f" ({100 * p_positions / positions:.4g}%)" if positions else ""
+    print(
+        f"{game}: {positions} positions, {p_positions} P-positions{share}, in {seconds:.3g} s "
+        f"({rate:.4g} positions/s; backend {summary['backend']}, {summary['implementation']}, "
+        f"{where})" + (f"; written to {arguments.output}" if arguments.output else ""),
+        file=sys.stderr,
+    )
 
 
 def _same_file(source: str | None, target: str | None) -> bool:
@@ -604,14 +676,15 @@ def _classify_dataset(arguments: argparse.Namespace, rules: Any) -> int:
     finally:
         if client is not None:
             client.close()
-    if not arguments.quiet:
-        seconds = time.perf_counter() - start
-        where_run = f"dask at {arguments.dask}" if client is not None else "dask, this process"
-        print(
-            f"{rules.name}: {rows} positions, {p_positions} P-positions, in {seconds:.3g} s "
-            f"({out.npartitions} partitions; backend {fibnim.backend}, {where_run}); "
-            f"written to {target}"
-        )
+    _summary(
+        arguments,
+        game=rules.name,
+        positions=int(rows),
+        p_positions=int(p_positions),
+        seconds=time.perf_counter() - start,
+        where=f"{out.npartitions} partitions on "
+        + (f"dask at {arguments.dask}" if client is not None else "dask, this process"),
+    )
     return 0
 
 
@@ -664,15 +737,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (DataError, ValueError, OverflowError) as error:
         print(f"fibnim: {error}", file=sys.stderr)
         return 1
+    except BrokenPipeError:  # the reader of stdout went away (| head): not an error
+        # what is left in stdout's buffer would fail again at exit
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except OSError as error:  # a full disk, a directory without write permission
-        print(f"fibnim: {error.strerror or error}: {error.filename or ''}", file=sys.stderr)
+        where = f"{error.filename}: " if error.filename else ""
+        print(f"fibnim: {where}{error.strerror or error}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("fibnim: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:  # the reader of stdout went away (| head)
-        sys.stderr.close()
-        return 1
     return 0
 
 

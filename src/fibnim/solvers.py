@@ -14,7 +14,7 @@ from typing import Literal
 import numpy as np
 from numpy.typing import NDArray
 
-from fibnim import _backend
+from fibnim import _backend, _stop
 from fibnim._checks import Bound, one_int, positions
 
 __all__ = [
@@ -35,8 +35,11 @@ BOARD_LIMIT = 30_000
 GRUNDY_LIMIT = 10_000
 
 #: The most states one search visits, by backend: 4 bytes a state for the
-#: compiled core, and the pure twin's Python loop is ~10**3 times slower.
-STATE_LIMITS = {"cython": 10**8, "python": 2 * 10**5}
+#: compiled core (0.4 GB); the pure twin's loop does ~4 * 10**5 states a second,
+#: so 2 * 10**6 answers in seconds every search of the global Fibonacci Nim
+#: paper's tables (the complementary value of every pair up to (30, 30), with
+#: b up to 1000, is a search of 961,961 states).
+STATE_LIMITS = {"cython": 10**8, "python": 2 * 10**6}
 
 
 def state_limit() -> int:
@@ -114,17 +117,18 @@ def threshold_table(dims: Sequence[int], power: bool, where: str) -> NDArray[np.
     stands for its outcome at every r. Refuses boxes of more than
     `state_limit()` states.
     """
+    backend = _backend.active()  # the limit and the search from one backend
     states = prod(d + 1 for d in dims)
-    limit = state_limit()
+    limit = STATE_LIMITS[backend.name]
     if states > limit:
         raise ValueError(
             f"{where}: the search over piles up to {tuple(dims)} has {states} states, more than "
-            f"the {limit} the {_backend.name()} backend searches (the state count is the product "
+            f"the {limit} the {backend.name} backend searches (the state count is the product "
             "of (n_i + 1))"
         )
     out = np.zeros(tuple(d + 1 for d in dims), dtype=np.uint32)
-    _backend.kernels("solvers").thresholds(
-        np.asarray(dims, dtype=np.int64), bool(power), out.reshape(-1)
+    backend.modules["solvers"].thresholds(
+        np.asarray(dims, dtype=np.int64), bool(power), out.reshape(-1), _stop.check
     )
     return out
 

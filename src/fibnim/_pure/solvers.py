@@ -8,6 +8,8 @@ distance south-west), KING 4 (one step west, south or south-west), KNIGHT 8
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 ROOK, BISHOP, KING, KNIGHT = 1, 2, 4, 8
@@ -51,13 +53,19 @@ def grundy(piece: int, size: int, out: np.ndarray) -> None:
     out[:, :] = g
 
 
-def thresholds(dims: np.ndarray, power: bool, out: np.ndarray) -> None:
+STATES_PER_CHECK = 1 << 14  # states between two calls of check
+
+
+def thresholds(
+    dims: np.ndarray, power: bool, out: np.ndarray, check: Callable[[], None]
+) -> None:
     """out[state] = T(state) for every state of the box [0, dims[0]] x ... (C order).
 
     T is the least s with a move taking s from one pile to a state whose T
     exceeds the next bound (2 s, or s in power-of-two Nim); 0 stands for
     none (infinite). (piles; r) is a P-position exactly when r < T: raising r
-    only adds moves.
+    only adds moves. check() is called between blocks of states: it raises to
+    stop the search.
     """
     sizes = [int(d) + 1 for d in dims.tolist()]
     strides = [1] * len(sizes)
@@ -66,6 +74,8 @@ def thresholds(dims: np.ndarray, power: bool, out: np.ndarray) -> None:
     flat = out.reshape(-1)
     values = [0] * flat.size
     for state in range(flat.size):
+        if state % STATES_PER_CHECK == 0:
+            check()
         piles = [(state // strides[i]) % sizes[i] for i in range(len(sizes))]
         best = 0
         for s in range(1, max(piles, default=0) + 1):

@@ -106,6 +106,11 @@ def use_simd(wanted: bool) -> bool:
     return False
 
 
+def simd_active() -> bool:
+    """Whether AVX-512 paths run: never in the pure twin."""
+    return False
+
+
 def classify(piles: np.ndarray, out: np.ndarray, misere: bool, limit: int) -> int:
     """Row i of out = (1 for a P-position or 0, the winning move's target, -1 -1
     where there is none) for the position (x, y) in row i of piles. Returns the
