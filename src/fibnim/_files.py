@@ -137,7 +137,9 @@ class NpySource(Source):
         self.width = shape[1] if len(shape) == 2 else 1
         self.columns = _pile_names(self.width)
 
-    def window(self, start: int, stop: int, buffer: NDArray[np.uint8] | None = None) -> NDArray[Any]:
+    def window(
+        self, start: int, stop: int, buffer: NDArray[np.uint8] | None = None
+    ) -> NDArray[Any]:
         """Rows start..stop as they are in the file (its dtype; Fortran order
         for a Fortran-ordered file), read into the start of buffer (bytes the
         caller reuses) or into a new array.
@@ -151,11 +153,14 @@ class NpySource(Source):
             buffer = np.empty(nbytes, dtype=np.uint8)
         raw = buffer[:nbytes]
         if self.fortran:  # column j of the rows is N elements after column j - 1
-            runs = [(self.offset + (j * self.rows + start) * size, count * size) for j in range(self.width)]
+            runs = [
+                (self.offset + (j * self.rows + start) * size, count * size)
+                for j in range(self.width)
+            ]
         else:
             runs = [(self.offset + start * self.width * size, nbytes)]
         with open(self.name, "rb", buffering=0) as f:
-            into = memoryview(raw)
+            into = raw.data
             for offset, length in runs:
                 part, into = into[:length], into[length:]
                 f.seek(offset)
@@ -168,6 +173,7 @@ class NpySource(Source):
         return raw.view(self.dtype).reshape(shape, order="F" if self.fortran else "C")
 
     def _short(self, end: int) -> str:
+        assert self.rows is not None
         element = (end - self.offset) // self.dtype.itemsize
         row = element % self.rows if self.fortran else element // self.width
         return (

@@ -56,9 +56,7 @@ def grundy(piece: int, size: int, out: np.ndarray) -> None:
 STATES_PER_CHECK = 1 << 14  # states between two calls of check
 
 
-def thresholds(
-    dims: np.ndarray, power: bool, out: np.ndarray, check: Callable[[], None]
-) -> None:
+def thresholds(dims: np.ndarray, power: bool, out: np.ndarray, check: Callable[[], None]) -> None:
     """out[state] = T(state) for every state of the box [0, dims[0]] x ... (C order).
 
     T is the least s with a move taking s from one pile to a state whose T
