@@ -28,6 +28,7 @@
 # recomputes both tables.
 
 from libc.stdint cimport int64_t, uint8_t, uint32_t, uint64_t
+from libc.stdlib cimport free, malloc
 
 from _scalar cimport (
     FIB, PHI_HI, PHI_LO, bit_length, encode_wide, fill_tables, lowest_index, lowest_term_of,
@@ -477,16 +478,12 @@ def classify_two_piles(const uint64_t[:, :] piles, int64_t[:, :] out, uint64_t b
     return first_bad
 
 
-cdef enum:
-    MOST_AXES = 64  # numpy's most dimensions: the threshold table has one per pile
-
-
 cdef Py_ssize_t searched_rows(const uint64_t[:, :] piles, int64_t[:, :] out,
                               const uint32_t[::1] table, const int64_t[::1] steps,
                               const uint64_t[::1] sizes, uint64_t bound,
-                              uint64_t limit) noexcept nogil:
+                              uint64_t limit, uint64_t* values) noexcept nogil:
+    # values: room for one row, read once (the input may change while it is read)
     cdef Py_ssize_t i, j, chosen, at, k = piles.shape[1]
-    cdef uint64_t values[MOST_AXES]
     cdef uint64_t threshold, after
     for i in range(piles.shape[0]):
         at = 0
@@ -520,8 +517,14 @@ def classify_searched(const uint64_t[:, :] piles, int64_t[:, :] out, const uint3
     sizes[j], each at most limit): P iff T = 0 or T > bound; else take T from
     the first pile n >= T after which T' = 0 or T' > 2 T (the least winning take)."""
     cdef Py_ssize_t first_bad
-    if piles.shape[1] > MOST_AXES or steps.shape[0] != piles.shape[1] or sizes.shape[0] != piles.shape[1]:
-        raise ValueError(f"one step and one size per pile, at most {MOST_AXES} piles")
-    with nogil:
-        first_bad = searched_rows(piles, out, table, steps, sizes, bound, limit)
+    if steps.shape[0] != piles.shape[1] or sizes.shape[0] != piles.shape[1]:
+        raise ValueError("one step and one size per pile")
+    cdef uint64_t* values = <uint64_t*>malloc((piles.shape[1] + 1) * sizeof(uint64_t))
+    if values == NULL:
+        raise MemoryError()
+    try:
+        with nogil:
+            first_bad = searched_rows(piles, out, table, steps, sizes, bound, limit, values)
+    finally:
+        free(values)
     return first_bad

@@ -314,28 +314,37 @@ class ArrowTextSource(TextSource):
         import pyarrow.csv as pacsv
 
         names = [f"c{j}" for j in range(self.width)]
-        first = 0
+        first = 0  # the first row not yet handed out
         try:
             reader = pacsv.open_csv(
                 self.path,
                 read_options=pacsv.ReadOptions(
                     column_names=names,
                     skip_rows=self.header_lines,
-                    block_size=max(1 << 20, size * 8 * self.width),
+                    # small blocks, gathered into chunks here: pyarrow reads
+                    # blocks ahead, and 16 MB ones held 150 MB at a time
+                    block_size=1 << 20,
                 ),
                 parse_options=pacsv.ParseOptions(delimiter=self.delimiter),
                 convert_options=pacsv.ConvertOptions(
                     column_types={name: pa.int64() for name in names}
                 ),
             )
+            gathered: list[NDArray[Any]] = []
+            rows = 0
             for batch in reader:
                 if any(column.null_count for column in batch.columns):
                     raise pa.ArrowInvalid("an empty field")
                 block = np.column_stack([_integers(column) for column in batch.columns])
                 if block.size and block.min() < 0:
                     raise pa.ArrowInvalid("a negative value")
-                yield first, block
-                first += batch.num_rows
+                gathered.append(block)
+                rows += len(block)
+                if rows >= size:
+                    yield first, np.concatenate(gathered)
+                    first, gathered, rows = first + rows, [], 0
+            if gathered:
+                yield first, np.concatenate(gathered)
         except pa.ArrowInvalid:
             yield from self._slowly_from(first, size)
 
@@ -385,7 +394,8 @@ class ParquetSource(Source):
         _, pq = _parquet()
         self.name = path
         try:
-            self.file = pq.ParquetFile(path)
+            # not pre-buffered: whole column chunks read ahead held 120 MB
+            self.file = pq.ParquetFile(path, pre_buffer=False, buffer_size=1 << 20)
         except FileNotFoundError:
             raise UsageError(f"{path}: no such file") from None
         except Exception as error:  # pyarrow's errors have no common base worth naming
@@ -400,7 +410,9 @@ class ParquetSource(Source):
 
     def chunks(self, size: int) -> Iterator[tuple[int, NDArray[np.int64]]]:
         first = 0
-        for batch in self.file.iter_batches(batch_size=size):
+        # on one thread: arrow's threaded reader crashed (SIGSEGV) when an
+        # allocation failed, and two integer columns gain little from threads
+        for batch in self.file.iter_batches(batch_size=size, use_threads=False):
             columns = []
             for name, column in zip(self.columns, batch.columns, strict=True):
                 if column.null_count:
@@ -551,12 +563,12 @@ class Sink:
             if self.parquet is None:
                 _, pq = _parquet()
                 self.parquet = pq.ParquetWriter(self.stream, table.schema)
-            # row groups of ROW_GROUP rows, pyarrow's own default, whatever the
-            # chunks: small ones made writing and reading the file slower
+            # row groups of ROW_GROUP rows whatever the chunks: small ones
+            # made writing and reading the file slower
             self.pending.append(table)
             self.pending_rows += len(table)
             if self.pending_rows >= ROW_GROUP:
-                self._flush_rows()
+                self._flush_rows(last=False)
         elif self.arrow:
             import pyarrow.csv as pacsv
 
@@ -583,12 +595,18 @@ class Sink:
             self.stream.write(text.encode())
         self.written += len(result)
 
-    def _flush_rows(self) -> None:
+    def _flush_rows(self, last: bool) -> None:
+        """Write the pending rows as whole row groups; the last time, all of them."""
         import pyarrow as pa
 
-        if self.pending:
-            self.parquet.write_table(pa.concat_tables(self.pending))
-        self.pending, self.pending_rows = [], 0
+        table = pa.concat_tables(self.pending) if self.pending else None
+        if table is None:
+            return
+        whole = len(table) if last else len(table) // ROW_GROUP * ROW_GROUP
+        if whole:
+            self.parquet.write_table(table.slice(0, whole), row_group_size=ROW_GROUP)
+        rest = table.slice(whole)
+        self.pending, self.pending_rows = ([rest] if len(rest) else []), len(rest)
 
     def _names(self) -> list[str]:
         return [*self.columns, "outcome", *(f"move_{j + 1}" for j in range(len(self.columns)))]
@@ -646,7 +664,7 @@ class Sink:
             k = len(self.columns)
             self.write(np.empty((0, k), np.int64), np.empty((0, 1 + k), np.int64), 0)
         if self.parquet is not None:
-            self._flush_rows()
+            self._flush_rows(last=True)
             self.parquet.close()
         if self.csv is not None:
             self.csv.close()
@@ -665,7 +683,9 @@ class Sink:
             self.atomic.abort()
 
 
-ROW_GROUP = 1 << 20  # rows of a parquet row group
+# rows of a parquet row group: the writer holds one whole, encoded; pyarrow's
+# default of 2**20 rows held 130 MB of a run's peak
+ROW_GROUP = 1 << 18
 NPY_HEADER = 128  # bytes: room for any shape, so a header can be rewritten in place
 
 

@@ -93,10 +93,11 @@ def _global_fibonacci_nim(positions: NDArray[Any], bound: int | None) -> Run:
     if k == 2:
         return lambda piles, out, limit: int(kernels.classify_two_piles(piles, out, r, limit))
     # three or more piles: one search over the smallest box that holds every row
-    sizes = [int(d) for d in positions.max(axis=0)] if len(positions) else [0] * k
-    table = solvers.threshold_table(sizes, power=False, where="classify")
-    steps = np.array(table.strides, dtype=np.int64) // table.itemsize
-    flat, box = table.reshape(-1), np.array(sizes, dtype=np.uint64)
+    search = solvers.Thresholds(positions, "classify")
+    table = search.table
+    steps = np.zeros(k, dtype=np.int64)  # a pile empty in every row has no axis
+    steps[search.axes] = np.array(table.strides, dtype=np.int64) // table.itemsize
+    flat, box = table.reshape(-1), np.array(search.dims, dtype=np.uint64)
     run = kernels.classify_searched
     return lambda piles, out, limit: int(run(piles, out, flat, steps, box, r, limit))
 

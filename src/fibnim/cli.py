@@ -47,7 +47,17 @@ from fibnim._files import (
 )
 from fibnim.classify import GAMES, classify, game_named, random_positions
 
-CHUNK = 1 << 18  # positions per task: a few MB, so a few in flight stay far below 300 MB
+CHUNK = 1 << 17  # positions per task at most, by default: a few MB
+# bytes of positions and results that the default chunk lets the tasks hold at
+# once (threads + 1 chunks in flight): a run's peak stays below 300 MB on any
+# number of cores
+IN_FLIGHT = 48 << 20
+
+
+def default_chunk(threads: int, piles: int) -> int:
+    """The chunk a run takes unless --chunk says: CHUNK, or less with many threads."""
+    row = 8 * (2 * piles + 1)  # the piles in, and the outcome and the move out
+    return max(1 << 12, min(CHUNK, IN_FLIGHT // (row * (threads + 1))))
 
 
 def _integer(text: str) -> int:
@@ -193,9 +203,9 @@ def _classify_parser(commands: Any) -> None:
     run.add_argument(
         "--chunk",
         type=_positive,
-        default=CHUNK,
         metavar="ROWS",
-        help=f"positions per task (default {CHUNK}); memory grows with it and with threads",
+        help=f"positions per task (default {CHUNK}, less with many threads, so that the "
+        "chunks in flight hold below 100 MB); memory grows with it and with threads",
     )
     run.add_argument(
         "--header",
@@ -467,16 +477,15 @@ def _classify(arguments: argparse.Namespace) -> int:
     )
     client = _dask_client(arguments.dask) if arguments.dask else None
     threads = arguments.threads if client is None else _dask_workers(client)
+    chunk = arguments.chunk = arguments.chunk or default_chunk(threads, len(source.columns))
     bar = _progress(source.rows, arguments.quiet)
     start, positions_done, p_positions = time.perf_counter(), 0, 0
     pool = ThreadPoolExecutor(max_workers=arguments.threads) if client is None else None
     try:
         with _Signals() as signals:
             submit = signals.submit_watched(pool) if pool is not None else _dask_submit(client)
-            tasks = _tasks(
-                source, rules.name, arguments.bound, arguments.chunk, client is not None, sink
-            )
-            for done in _in_order(submit, tasks, 2 * threads, signals):
+            tasks = _tasks(source, rules.name, arguments.bound, chunk, client is not None, sink)
+            for done in _in_order(submit, tasks, threads + 1, signals):
                 signals.check()
                 if sink is not None:
                     sink.write(done.positions, done.result, done.rows)
@@ -748,7 +757,31 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("fibnim: interrupted", file=sys.stderr)
         return 130
+    except Exception as error:
+        if not _out_of_memory(error):
+            raise
+        chunk = getattr(arguments, "chunk", None)
+        advice = (
+            f": a smaller --chunk (this run's was {chunk}) or fewer --threads need less"
+            if chunk
+            else ""
+        )
+        print(
+            f"fibnim: out of memory ({error or 'an allocation failed'}){advice}", file=sys.stderr
+        )
+        return 1
     return 0
+
+
+def _out_of_memory(error: Exception) -> bool:
+    """Whether error is a failed allocation: numpy's, pyarrow's or Python's
+    MemoryError, or a thread that could not start (its stack is memory too)."""
+    text = str(error)
+    return (
+        isinstance(error, MemoryError)
+        or (isinstance(error, RuntimeError) and "can't start new thread" in text)
+        or "Failed to launch worker thread" in text
+    )  # pyarrow's thread pools
 
 
 def _wythoff(x: int, y: int, misere: bool) -> None:

@@ -28,6 +28,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from fibnim import _backend, _dask, solvers
 from fibnim._apply import (
+    CHUNK,
     INT64_MAX,
     apply,
     each_position,
@@ -36,7 +37,7 @@ from fibnim._apply import (
     map_arrays,
     result_array,
 )
-from fibnim._checks import Bound, integers, one_int, positions
+from fibnim._checks import NONNEGATIVE, Bound, check_chunk, integers, one_int, positions
 from fibnim._exact import fibonacci_nim as ints
 
 __all__ = [
@@ -53,6 +54,7 @@ _PILE = Bound(
     "is above 2**63 - 1, the largest value fibnim's integer arrays take "
     "(an object array of Python ints takes any size)",
 )
+_PILES = (NONNEGATIVE, _PILE, ())  # the bounds of a pile, for check_chunk
 _UNBOUNDED = np.asarray(INT64_MAX, dtype=np.int64)  # no pile exceeds it
 
 
@@ -119,38 +121,15 @@ def winning_take(n: ArrayLike, r: ArrayLike | None = None) -> Any:
     return _one_pile("winning_take", n, r, ints.one_pile_take, "winning_take", np.int64)
 
 
-def _table(piles: NDArray[Any], where: str) -> NDArray[np.uint32]:
-    """The threshold table (see solvers.threshold_table) over the smallest box that
-    holds every position of piles, an array (..., k)."""
-    rows = piles.reshape(-1, piles.shape[-1])
-    dims = [int(d) for d in rows.max(axis=0)] if len(rows) else [0] * piles.shape[-1]
-    return solvers.threshold_table(dims, power=False, where=where)
-
-
-def _searched_move(
-    piles: list[int], r: int | None, table: NDArray[np.uint32]
-) -> tuple[int, int] | None:
-    """The least winning take, from the first pile it wins from (three or more piles)."""
-    threshold = int(table[tuple(piles)])
-    if solvers.outcome_from_threshold(threshold, r):
-        return None
-    for i, n in enumerate(piles):
-        if n >= threshold:
-            after = list(piles)
-            after[i] -= threshold
-            if solvers.outcome_from_threshold(int(table[tuple(after)]), 2 * threshold):
-                return i, threshold
-    raise AssertionError("the threshold names a winning take")  # by its definition
-
-
-def _one_position(where: str, piles: list[int], r: int | None, table: Any, moves: bool) -> Any:
+def _one_position(
+    where: str, piles: list[int], r: int | None, table: solvers.Thresholds | None, moves: bool
+) -> Any:
     """P or not, or the winning move (pile, take) or None, of one position."""
     if len(piles) >= 3:
-        if table is None:
-            table = _table(np.array([piles]), where)
+        search = solvers.Thresholds(np.array([piles]), where) if table is None else table
         if moves:
-            return _searched_move(piles, r, table)
-        return solvers.outcome_from_threshold(int(table[tuple(piles)]), r)
+            return search.move(piles, r)
+        return solvers.outcome_from_threshold(search.threshold(piles), r)
     if len(piles) == 2:
         x, y = piles
         return ints.two_pile_move(x, y, r) if moves else ints.two_pile_is_p(x, y, r)
@@ -200,14 +179,55 @@ def _many(where: str, piles: NDArray[Any], r: ArrayLike | None, moves: bool) -> 
     if piles.shape[-1] == 0:  # no piles: as one empty pile, a P-position with no move
         piles = np.zeros((*piles.shape[:-1], 1), dtype=piles.dtype)
     k = piles.shape[-1]
-    if piles.dtype != object and k <= 2:
+    bound = None if r is None else integers(r, where, "r")
+    exact = piles.dtype == object or (bound is not None and np.asarray(bound).dtype == object)
+    if not exact and k <= 2:
         answers = _arrays(where, piles, _UNBOUNDED if r is None else r, moves)
         return tuple(answers) if moves else answers[0]
-    # three or more piles, or object arrays: position by position, over one table
+    if not exact:
+        return _searched(where, piles, None if bound is None else np.asarray(bound), moves)
+    # object arrays: position by position, exactly, over one table
     shape, found = each_position(where, piles, r)
-    table = _table(np.array([row for _, row, _ in found]), where) if k >= 3 and found else None
+    table = (
+        solvers.Thresholds(np.array([row for _, row, _ in found]), where)
+        if k >= 3 and found
+        else None
+    )
     answers = [(index, _one_position(where, row, b, table, moves)) for index, row, b in found]
     return fill_positions(shape, answers, moves, exact=piles.dtype == object)
+
+
+def _searched(where: str, piles: NDArray[Any], bound: NDArray[Any] | None, moves: bool) -> Any:
+    """Three or more piles in an integer array (..., k), bounds r broadcast over
+    (...): every value checked, then one search over the box of them all, then
+    the answers looked up a chunk of positions at a time."""
+    k = piles.shape[-1]
+    own = () if bound is None else bound.shape
+    shape = np.broadcast_shapes(piles.shape[:-1], own)
+    rows = np.broadcast_to(piles, (*shape, k)).reshape(-1, k)
+    bounds = None if bound is None else np.broadcast_to(bound, shape).reshape(-1)
+    for first in range(0, len(rows), CHUNK):
+        flat = rows[first : first + CHUNK].reshape(-1)
+        check_chunk(flat, first * k, (*shape, k), piles.shape, where, "piles", *_PILES)
+        if bounds is not None:
+            part = bounds[first : first + CHUNK]
+            check_chunk(part, first, shape, own, where, "r", NONNEGATIVE, None, ())
+    search = solvers.Thresholds(rows, where)
+    answers = [np.empty(len(rows), dtype=np.int64) for _ in range(2)] if moves else []
+    p = np.empty(0 if moves else len(rows), dtype=np.bool_)
+    for first in range(0, len(rows), CHUNK):
+        stop = min(first + CHUNK, len(rows))
+        chunk = rows[first:stop].astype(np.int64)
+        at = None if bounds is None else bounds[first:stop]
+        if moves:
+            _, answers[0][first:stop], answers[1][first:stop] = search.moves(chunk, at)
+        else:
+            p[first:stop] = search.is_p(chunk, at)
+    return (
+        tuple(finish(a.reshape(shape), len(shape)) for a in answers)
+        if moves
+        else finish(p.reshape(shape), len(shape))
+    )
 
 
 @_dask.of_positions
@@ -285,6 +305,8 @@ def complementary_value(piles: Sequence[int], *, limit: int = 1000) -> int | Non
     if not isinstance(values, list):
         raise TypeError("complementary_value: piles must be one position, a list or tuple of ints")
     limit = one_int(limit, "complementary_value", "limit")
-    table = solvers.threshold_table([*values, limit], power=False, where="complementary_value")
-    found = np.flatnonzero(table[tuple(values)] == 0)
+    search = solvers.Thresholds(np.array([[*values, limit]]), "complementary_value")
+    # T over b = 0..limit (one entry for limit 0, whose axis is left out)
+    column = np.atleast_1d(search.table[tuple(values[j] for j in search.axes[: len(values)])])
+    found = np.flatnonzero(column == 0)
     return int(found[0]) if found.size else None

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from math import prod
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import NDArray
@@ -136,6 +136,71 @@ def threshold_table(dims: Sequence[int], power: bool, where: str) -> NDArray[np.
 def outcome_from_threshold(threshold: int, r: int | None) -> bool:
     """Whether a position with this T is a P-position at bound r (None: infinite)."""
     return threshold == 0 or (r is not None and r < threshold)
+
+
+class Thresholds:
+    """The threshold table (see solvers.threshold_table) over the smallest box
+    that holds every position of rows, an array (N, k). A pile that is empty in
+    every row adds no axis: it changes nothing, and numpy arrays have at most
+    64 axes."""
+
+    def __init__(self, rows: NDArray[Any], where: str) -> None:
+        self.dims = [int(d) for d in rows.max(axis=0)] if len(rows) else [0] * rows.shape[-1]
+        self.axes = [j for j, d in enumerate(self.dims) if d > 0]
+        self.table = threshold_table([self.dims[j] for j in self.axes], False, where)
+
+    def threshold(self, piles: Sequence[int]) -> int:
+        """T of one position (a pile of an axis left out is 0)."""
+        return int(self.table[tuple(piles[j] for j in self.axes)])
+
+    def thresholds(self, rows: NDArray[Any]) -> NDArray[np.int64]:
+        """T of every row of rows, an integer array (N, k) inside the box."""
+        found = self.table[tuple(rows[:, j] for j in self.axes)]
+        return np.broadcast_to(found, rows.shape[:1]).astype(np.int64)
+
+    def move(self, piles: list[int], r: int | None) -> tuple[int, int] | None:
+        """The least winning take, from the first pile it wins from."""
+        threshold = self.threshold(piles)
+        if outcome_from_threshold(threshold, r):
+            return None
+        for i, n in enumerate(piles):
+            if n >= threshold:
+                after = list(piles)
+                after[i] -= threshold
+                if outcome_from_threshold(self.threshold(after), 2 * threshold):
+                    return i, threshold
+        raise AssertionError("the threshold names a winning take")  # by its definition
+
+    def is_p(
+        self,
+        rows: NDArray[np.int64],
+        bound: NDArray[Any] | None,
+        threshold: NDArray[np.int64] | None = None,
+    ) -> NDArray[np.bool_]:
+        """Whether each row of rows is a P-position at its bound (None: no bound)."""
+        if threshold is None:
+            threshold = self.thresholds(rows)
+        p: NDArray[np.bool_] = threshold == 0
+        return p if bound is None else p | (bound < threshold)
+
+    def moves(
+        self, rows: NDArray[np.int64], bound: NDArray[Any] | None
+    ) -> tuple[NDArray[np.bool_], NDArray[np.int64], NDArray[np.int64]]:
+        """`move` for every row of rows at its bound (None: no bound), as arrays:
+        P or not, the pile and the take (-1 where there is no winning move)."""
+        threshold = self.thresholds(rows)
+        p = self.is_p(rows, bound, threshold)
+        pile = np.full(len(rows), -1, dtype=np.int64)
+        take = np.full(len(rows), -1, dtype=np.int64)
+        for i in range(rows.shape[1]):
+            open_rows = np.flatnonzero(~p & (pile < 0) & (rows[:, i] >= threshold))
+            after = rows[open_rows]
+            after[:, i] -= threshold[open_rows]
+            t = threshold[open_rows]
+            later = self.thresholds(after)
+            won = open_rows[(later == 0) | (2 * t < later)]
+            pile[won], take[won] = i, threshold[won]
+        return p, pile, take
 
 
 def global_outcome(
