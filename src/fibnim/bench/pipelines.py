@@ -16,8 +16,8 @@ its first use of them timed.
 
 from __future__ import annotations
 
+import json
 import os
-import re
 import shutil
 import statistics
 import subprocess
@@ -193,7 +193,7 @@ _SELF = [
 
 def _command(source: Path, target: Path) -> list[str]:
     command = [sys.executable, "-m", "fibnim", "classify", str(source), "-o", str(target)]
-    return [*command, "--game", "wythoff", "--force"]
+    return [*command, "--game", "wythoff", "--force", "--json"]
 
 
 def _output(command: list[str], environment: dict[str, str]) -> str:
@@ -208,11 +208,8 @@ def _output(command: list[str], environment: dict[str, str]) -> str:
 
 def _fibnim(source: Path, target: Path, environment: dict[str, str]) -> float:
     """fibnim classify on all cores: the seconds it reports for its work."""
-    printed = _output(_command(source, target), environment)
-    found = re.search(r" in ([0-9.e+-]+) s ", printed)
-    if found is None:
-        raise RuntimeError(f"no time in fibnim's summary: {printed!r}")
-    return float(found.group(1))
+    summary = json.loads(_output(_command(source, target), environment))
+    return float(summary["seconds"])
 
 
 def _peak_mb(source: Path, target: Path, environment: dict[str, str]) -> float | None:

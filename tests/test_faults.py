@@ -1,0 +1,516 @@
+"""Faults survived and fallbacks that hold: a missing compiled core, the pure
+twin's searches, outputs raced for, memory limits, signals, truncated input,
+a backend switched by another thread, and the CLI's manners."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import numpy as np
+import pytest
+from _support import subprocess_env
+
+from fibnim import _backend, _stop, fibonacci_nim, solvers
+from fibnim._files import Sink
+from fibnim.classify import classify
+
+POSIX = pytest.mark.skipif(os.name == "nt", reason="POSIX signals and resource limits")
+
+
+def fibnim(*arguments: str, cwd=None, preexec_fn=None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "fibnim", *arguments],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=cwd,
+        env=subprocess_env(),
+        preexec_fn=preexec_fn,
+    )
+
+
+def start(*arguments: str, cwd=None, **pipes) -> subprocess.Popen:
+    """fibnim running in the background, on the test's backend."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "fibnim", *arguments], cwd=cwd, env=subprocess_env(), **pipes
+    )
+
+
+def python(script: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        check=False,
+        env=env if env is not None else subprocess_env(),
+    )
+
+
+# --- the fallback is visible ----------------------------------------------------------
+
+WITHOUT_CORE = """
+import sys, warnings
+sys.modules["fibnim._wythoff"] = None  # as if the compiled core had not been built
+with warnings.catch_warnings(record=True) as seen:
+    warnings.simplefilter("always")
+    import fibnim
+print(fibnim.backend)
+for w in seen:
+    print(w.category.__name__, w.message)
+"""
+
+
+@pytest.mark.parametrize("pure_asked", [False, True])
+def test_importing_without_the_compiled_core_warns_unless_the_twin_was_asked_for(pure_asked):
+    env = subprocess_env()
+    env.pop("FIBNIM_PURE_PYTHON", None)
+    if pure_asked:
+        env["FIBNIM_PURE_PYTHON"] = "1"
+    result = python(WITHOUT_CORE, env)
+    assert result.returncode == 0, result.stderr
+    backend, *warned = result.stdout.splitlines()
+    assert backend == "python"
+    if pure_asked:
+        assert warned == []
+    else:
+        assert len(warned) == 1 and warned[0].startswith("RuntimeWarning")
+        assert "pure-Python twin" in warned[0] and "FIBNIM_PURE_PYTHON=1" in warned[0]
+
+
+def test_version_names_the_backend_and_the_code_path():
+    result = fibnim("--version")
+    assert result.returncode == 0
+    assert f"backend: {_backend.name()}" in result.stdout
+    assert f"implementation: {_backend.implementation()}" in result.stdout
+    expected = {"python"} if _backend.name() == "python" else {"avx512-ifma", "scalar"}
+    assert _backend.implementation() in expected
+
+
+# --- the pure twin searches what the paper's tables need -----------------------------
+
+
+def test_every_backend_answers_the_complementary_value_of_17_30():
+    # 279,558 states: more than the pure twin's old limit of 200,000
+    b = fibonacci_nim.complementary_value([17, 30], limit=500)
+    assert b is not None
+    assert solvers.global_outcome([17, 30, b]) == "P"
+    assert solvers.global_outcome([17, 30, b + 1]) == "N"
+
+
+def test_the_box_of_every_pair_up_to_30_30_is_searched_alike_by_both_twins():
+    # complementary values of every pair up to (30, 30), b up to 1000: one search
+    dims = [30, 30, 1000]
+    assert solvers.state_limit() >= 31 * 31 * 1001
+    table = solvers.threshold_table(dims, power=False, where="test")
+    compiled, _ = _backend.twins("solvers")
+    if compiled is None:
+        pytest.skip("no compiled twin to compare with in this installation")
+    expected = np.zeros(table.size, dtype=np.uint32)
+    compiled.thresholds(np.array(dims, dtype=np.int64), False, expected, lambda: None)
+    assert (table.reshape(-1) == expected).all()
+    b = [np.flatnonzero(table[x, y] == 0) for x, y in [(1, 2), (3, 4), (17, 30)]]
+    assert b[0].tolist() == [4] and b[1].size == 0 and b[2].size == 1
+
+
+def test_the_state_limits_are_explicit():
+    assert solvers.STATE_LIMITS == {"cython": 10**8, "python": 2 * 10**6}
+    too_many = [2000, 1000]  # 2001 * 1001 states: above the pure twin's limit
+    if _backend.name() == "python":
+        with pytest.raises(ValueError, match="more than the 2000000 the python backend"):
+            solvers.global_outcome([*too_many, 1])
+
+
+# --- memory stays bounded, and empty piles cost nothing --------------------------------
+
+
+def test_empty_piles_add_no_axis_to_the_search():
+    # one axis per pile made numpy refuse more than 64 piles
+    position = [0] * 70 + [1, 2, 3]
+    assert solvers.global_outcome(position) == "N"
+    assert fibonacci_nim.global_is_p(position) is False
+    assert fibonacci_nim.global_is_p([0] * 70 + [1, 2, 4]) is True  # (1, 2, 4) is P
+    assert fibonacci_nim.global_winning_move(position) == (71, 1)
+    rows = np.array([position, [0] * 70 + [1, 2, 4]])
+    assert fibonacci_nim.global_is_p(rows).tolist() == [False, True]
+    result = classify(rows, "global-fibonacci-nim")
+    assert result[:, 0].tolist() == [0, 1]
+    assert result[0, 1:].tolist() == [0] * 70 + [1, 1, 3] and (result[1, 1:] == -1).all()
+
+
+def test_arrays_of_three_piles_match_the_one_position_answers():
+    rng = np.random.default_rng(7)
+    piles = rng.integers(0, 9, size=(300, 3))
+    r = rng.integers(0, 12, size=300)
+    is_p = fibonacci_nim.global_is_p(piles, r)
+    pile, take = fibonacci_nim.global_winning_move(piles, r)
+    unbounded = fibonacci_nim.global_is_p(piles)
+    for i, row in enumerate(piles.tolist()):
+        assert is_p[i] == fibonacci_nim.global_is_p(row, int(r[i]))
+        assert unbounded[i] == (solvers.global_outcome(row) == "P")
+        move = fibonacci_nim.global_winning_move(row, int(r[i]))
+        assert (int(pile[i]), int(take[i])) == (move if move is not None else (-1, -1))
+    # r broadcast over the positions' shape, and bad values named
+    grid = fibonacci_nim.global_is_p(piles[:4, None, :], r=np.arange(3))
+    assert grid.shape == (4, 3)
+    with pytest.raises(ValueError, match=r"piles\[5, 1\] = -1 is negative"):
+        bad = piles.copy()
+        bad[5, 1] = -1
+        fibonacci_nim.global_is_p(bad)
+    with pytest.raises(ValueError, match=r"r\[2\] = -3 is negative"):
+        fibonacci_nim.global_winning_move(piles[:4], r=np.array([1, 2, -3, 4]))
+
+
+PEAK = "int([l for l in open('/proc/self/status') if l.startswith('VmHWM')][0].split()[1]) // 1024"
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="VmHWM is Linux's")
+def test_global_arrays_are_answered_in_bounded_memory():
+    # (2 * 10**6, 3) of int64 is 48 MB; the answers were once made a Python
+    # list of every position (841 MB)
+    rows = 2_000_000 if _backend.name() == "cython" else 200_000
+    script = (
+        "import numpy as np; from fibnim import fibonacci_nim\n"
+        f"a = np.random.default_rng(0).integers(0, 40, size=({rows}, 3))\n"
+        f"before = {PEAK}\n"
+        "pile, take = fibonacci_nim.global_winning_move(a)\n"
+        f"print({PEAK} - before, int((pile >= 0).sum()))"
+    )
+    result = python(script)
+    assert result.returncode == 0, result.stderr
+    grown, moves = map(int, result.stdout.split())
+    assert 0 < moves < rows
+    assert grown < 100 + rows * 16 // 2**20, f"{grown} MB more"  # the answers are 16 B a row
+
+
+def _make_inputs(tmp_path, rows: int) -> None:
+    pa = pytest.importorskip("pyarrow")
+    pacsv = pytest.importorskip("pyarrow.csv")
+    pq = pytest.importorskip("pyarrow.parquet")
+    positions = np.random.default_rng(0).integers(0, 10**6, size=(rows, 2))
+    np.save(tmp_path / "in.npy", positions)
+    table = pa.table({"x": positions[:, 0], "y": positions[:, 1]})
+    pacsv.write_csv(table, tmp_path / "in.csv")
+    pacsv.write_csv(table, tmp_path / "in.tsv", pacsv.WriteOptions(delimiter="\t"))
+    pq.write_table(table, tmp_path / "in.parquet")
+
+
+RUN_WITH_PEAK = (
+    "import sys; from fibnim.cli import main; code = main(sys.argv[1:]); "
+    f"print({PEAK}); sys.exit(code)"
+)
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="VmHWM is Linux's")
+def test_every_format_stays_under_300_mb_on_ten_million_rows(tmp_path):
+    if _backend.name() == "python":
+        pytest.skip("the pure twin would take hours over this many positions")
+    _make_inputs(tmp_path, 10_000_000)
+    runs = [
+        ("in.csv", "out.parquet"),
+        ("in.tsv", "out.npy"),
+        ("in.parquet", "out.csv"),
+        ("in.npy", "out.tsv"),
+        ("in.npy", "out.parquet"),
+        ("in.parquet", "out.npy"),
+    ]
+    for source, target in runs:
+        command = ["classify", source, "-o", target, "-q", "--game", "wythoff"]
+        result = subprocess.run(
+            [sys.executable, "-c", RUN_WITH_PEAK, *command],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            check=False,
+            env=subprocess_env(),
+        )
+        assert result.returncode == 0, result.stderr
+        peak = int(result.stdout.split()[-1])
+        assert peak < 300, f"{source} -> {target}: peak RSS {peak} MB"
+        os.remove(tmp_path / target)
+
+
+def _address_space_limit(megabytes: int):
+    def limit() -> None:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, (megabytes << 20, megabytes << 20))
+
+    return limit
+
+
+@POSIX
+@pytest.mark.parametrize(
+    ("source", "target"), [("in.csv", "out.parquet"), ("in.parquet", "out.npy")]
+)
+def test_out_of_memory_is_one_line_naming_what_to_change(tmp_path, source, target):
+    if _backend.name() == "python":
+        pytest.skip("the pure twin's run of this many rows would take minutes, if it had room")
+    _make_inputs(tmp_path, 2_000_000)
+    result = fibnim(
+        "classify", source, "-o", target, "--game", "wythoff", "--chunk", "1000000",
+        cwd=tmp_path,
+        preexec_fn=_address_space_limit(300),
+    )  # fmt: skip
+    assert result.returncode == 1, result.stderr
+    assert result.stderr.startswith("fibnim: out of memory (")
+    assert "--chunk" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / target).exists()
+
+
+# --- signals ------------------------------------------------------------------------------
+
+
+@POSIX
+def test_sigterm_ends_a_run_of_slow_searches_within_two_seconds(tmp_path):
+    # each chunk of 3-pile positions first searches a box of 64 million (the
+    # pure twin: 1.8 million) states; the running chunks once went on to the end
+    side = 400 if _backend.name() == "cython" else 120
+    rows = np.random.default_rng(1).integers(0, side, size=(400_000, 3))
+    rows[::1000] = side - 1
+    np.save(tmp_path / "in.npy", rows)
+    process = start(
+        "classify", "in.npy", "-o", "out.npy", "-q", "--game", "global-fibonacci-nim",
+        "--chunk", "100000", "--threads", "2",
+        cwd=tmp_path, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    time.sleep(2)
+    assert process.poll() is None, process.communicate()
+    sent = time.monotonic()
+    process.send_signal(signal.SIGTERM)
+    _, err = process.communicate(timeout=60)
+    assert time.monotonic() - sent < 2, err
+    assert process.returncode == 128 + signal.SIGTERM and "stopped by SIGTERM" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.npy"]
+
+
+def test_a_search_in_a_worker_thread_stops_when_asked():
+    stop, outcome = threading.Event(), []
+    dims = [450, 450, 450] if _backend.name() == "cython" else [120, 120, 120]
+
+    def search() -> None:
+        with _stop.watching(stop):
+            try:
+                solvers.threshold_table(dims, power=False, where="test")
+                outcome.append("finished")
+            except _stop.Stopped:
+                outcome.append("stopped")
+
+    worker = threading.Thread(target=search)
+    worker.start()
+    time.sleep(0.5)
+    stop.set()
+    worker.join(timeout=2)
+    assert not worker.is_alive() and outcome == ["stopped"]
+    # without an event to watch, nothing stops a search
+    assert solvers.threshold_table([3, 3, 3], power=False, where="test").shape == (4, 4, 4)
+
+
+@POSIX
+@pytest.mark.parametrize("search", ["grundy", "global_outcome"])
+def test_ctrl_c_stops_a_long_solver_within_two_seconds(search):
+    cython = _backend.name() == "cython"  # searches of several seconds
+    call = {
+        "grundy": f"grundy('queen', {5000 if cython else 400})",
+        "global_outcome": f"global_outcome([{400 if cython else 120}] * 3)",
+    }[search]
+    script = (
+        "import time, fibnim; print('go', flush=True)\n"
+        f"try:\n    fibnim.solvers.{call}\n    print('finished')\n"
+        "except KeyboardInterrupt:\n    print('interrupted')"
+    )
+    process = subprocess.Popen(
+        [sys.executable, "-c", script], env=subprocess_env(), stdout=subprocess.PIPE, text=True
+    )
+    assert process.stdout is not None and process.stdout.readline() == "go\n"
+    time.sleep(1)
+    sent = time.monotonic()
+    process.send_signal(signal.SIGINT)
+    out, _ = process.communicate(timeout=60)
+    assert time.monotonic() - sent < 2 and out == "interrupted\n"
+
+
+# --- truncated and unreadable input ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_an_npy_shorter_than_its_header_is_a_clear_error(tmp_path, order):
+    positions = np.asfortranarray(np.arange(20_000).reshape(-1, 2)) if order == "F" else None
+    positions = np.arange(20_000).reshape(-1, 2) if positions is None else positions
+    np.save(tmp_path / "in.npy", positions)
+    size = os.path.getsize(tmp_path / "in.npy")
+    os.truncate(tmp_path / "in.npy", size - 8000)
+    result = fibnim("classify", "in.npy", "-o", "out.npy", "--game", "wythoff", cwd=tmp_path)
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    expected_row = 9500 if order == "C" else 9000  # F: the second column ends early
+    assert f"in.npy: ends at row {expected_row} of the 10000 its header gives" in result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.npy"]
+
+
+@POSIX
+def test_an_npy_that_shrinks_while_it_is_read_never_kills_the_process(tmp_path):
+    # memory maps of the input died of SIGBUS when the file shrank under them
+    rows = 4_000_000 if _backend.name() == "cython" else 40_000
+    positions = np.random.default_rng(2).integers(0, 10**6, size=(rows, 2))
+    for attempt in range(4):
+        np.save(tmp_path / "in.npy", positions)
+        process = start(
+            "classify", "in.npy", "-o", "out.csv", "-q", "--game", "wythoff-misere",
+            "--chunk", "10000", "--force",
+            cwd=tmp_path, stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        time.sleep(0.6 + 0.2 * attempt)
+        os.truncate(tmp_path / "in.npy", 1000)
+        _, err = process.communicate(timeout=120)
+        assert process.returncode in (0, 1), err  # never a signal
+        if process.returncode == 1:
+            assert "in.npy: ends at row" in err and "Traceback" not in err
+
+
+def test_an_unreadable_npy_says_so(tmp_path, monkeypatch):
+    # it was "not a .npy file"; root reads any file, so the refusal is made here
+    from fibnim import _files
+
+    np.save(tmp_path / "in.npy", np.zeros((3, 2), dtype=np.int64))
+    real_open = open
+
+    def refusing_open(path, *arguments, **keywords):
+        if str(path).endswith("in.npy"):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_open(path, *arguments, **keywords)
+
+    monkeypatch.setattr("builtins.open", refusing_open)
+    with pytest.raises(_files.DataError, match=r"in\.npy: cannot be read \(Permission denied\)"):
+        _files.NpySource(str(tmp_path / "in.npy"))
+
+
+# --- outputs that cannot clobber -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("unnamed", [True, False])
+def test_an_output_that_appears_during_the_run_is_left_as_it_is(tmp_path, monkeypatch, unnamed):
+    if not unnamed:  # the hidden temporary file of systems without O_TMPFILE
+        monkeypatch.delattr(os, "O_TMPFILE", raising=False)
+    target = tmp_path / "out.npy"
+    sink = Sink(str(target), ["pile_1", "pile_2"], 2, force=False)
+    sink.write(np.zeros((2, 2)), np.array([[1, -1, -1], [1, -1, -1]]), 2)
+    target.write_text("another run's")
+    with pytest.raises(FileExistsError, match="appeared while this run wrote it"):
+        sink.commit()
+    sink.abort()
+    assert target.read_text() == "another run's"
+    assert [p.name for p in tmp_path.iterdir()] == ["out.npy"]
+
+
+@pytest.mark.parametrize("unnamed", [True, False])
+@pytest.mark.parametrize("force", [False, True])
+def test_outputs_take_the_mode_the_umask_gives(tmp_path, monkeypatch, unnamed, force):
+    if not unnamed:
+        monkeypatch.delattr(os, "O_TMPFILE", raising=False)
+    old = os.umask(0o027)
+    try:
+        target = tmp_path / "out.npy"
+        if force:
+            target.write_text("old")
+        sink = Sink(str(target), ["pile_1"], 1, force=force)
+        sink.write(np.zeros((1, 1)), np.array([[1, -1]]), 1)
+        sink.commit()
+    finally:
+        os.umask(old)
+    assert np.load(target).tolist() == [[1, -1]]
+    if os.name != "nt":
+        assert target.stat().st_mode & 0o777 == 0o640
+
+
+@POSIX
+def test_two_runs_to_one_output_one_wins_and_the_other_exits_1(tmp_path):
+    side = 300 if _backend.name() == "cython" else 100  # a search of a second or more
+    np.save(tmp_path / "in.npy", np.array([[side, side, side], [1, 2, 3]]))
+    arguments = ["classify", "in.npy", "-o", "out.npy", "--game", "global-fibonacci-nim", "-q"]
+    runs = [start(*arguments, cwd=tmp_path, stderr=subprocess.PIPE, text=True) for _ in "ab"]
+    errors = [run.communicate(timeout=120)[1] for run in runs]
+    codes = sorted(run.returncode for run in runs)
+    assert codes == [0, 1], errors
+    loser = errors[[run.returncode for run in runs].index(1)]
+    assert "out.npy: appeared while this run wrote it" in loser
+    assert np.load(tmp_path / "out.npy")[1].tolist() == [0, 1, 1, 3]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.npy", "out.npy"]
+
+
+@POSIX
+def test_a_full_disk_names_the_file(tmp_path):
+    def small_files() -> None:
+        import resource
+
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a failed write, not a killed process
+        resource.setrlimit(resource.RLIMIT_FSIZE, (100_000, 100_000))
+
+    count = "100000" if _backend.name() == "cython" else "20000"
+    result = fibnim(
+        "classify", "--random", count, "--game", "wythoff", "-o", "out.csv",
+        cwd=tmp_path,
+        preexec_fn=small_files,
+    )  # fmt: skip
+    assert result.returncode == 1, result.stderr
+    assert result.stderr == "fibnim: out.csv: File too large\n"
+    assert list(tmp_path.iterdir()) == []
+
+
+# --- one backend per call ----------------------------------------------------------------------
+
+
+def test_a_backend_switched_in_another_thread_never_mixes_into_a_call():
+    if "cython" not in _backend.available():
+        pytest.skip("one backend only in this installation")
+    # 131**3 states: within the compiled core's limit, above the pure twin's
+    position, before, done = [130, 130, 130], _backend.name(), threading.Event()
+    expected = solvers.global_outcome(position) if before == "cython" else None
+
+    def switch() -> None:
+        while not done.is_set():
+            for name in ("python", "cython"):
+                _backend.use(name)
+
+    switcher = threading.Thread(target=switch)
+    switcher.start()
+    answered = refused = 0
+    try:
+        for _ in range(40):
+            try:
+                outcome = solvers.global_outcome(position)
+            except ValueError as error:
+                # a refusal comes from the pure twin, and names it and its limit
+                assert "more than the 2000000 the python backend" in str(error)
+                refused += 1
+            else:
+                assert expected is None or outcome == expected
+                answered += 1
+    finally:
+        done.set()
+        switcher.join()
+        _backend.use(before)
+    assert answered + refused == 40
+
+
+# --- the CLI's manners ---------------------------------------------------------------------------
+
+
+@POSIX
+def test_a_reader_that_goes_away_ends_the_run_quietly(tmp_path):
+    count = "5000000" if _backend.name() == "cython" else "200000"
+    process = start(
+        "classify", "--random", count, "--game", "nim", "--piles", "3", "-o", "-",
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    assert process.stdout is not None and process.stderr is not None
+    header = process.stdout.readline()  # as `| head -1` does
+    process.stdout.close()
+    err = process.stderr.read()
+    process.stderr.close()
+    process.wait(timeout=60)
+    assert header.startswith(b"pile_1,pile_2,pile_3,outcome")
+    assert (process.returncode, err) == (0, b"")
