@@ -117,19 +117,91 @@ def test_every_target_is_reported(quick_results):
         1 for s in SOLVERS for size in s.target_seconds if size not in quick_sizes[s.name]
     )
     measured = quick_results["pipelines"]
-    wanted += len(measured) + sum(1 for p in measured if p["name"].startswith("npy"))
+    wanted += len(measured) + sum(1 for p in measured if p["peak_mb"] is not None)
     assert {p["name"] for p in measured} >= {"npy -> npy", "csv -> csv (no pyarrow)"}
     assert len(rows) == wanted
-    assert all(row["met"] in (True, False) for row in rows)
+    # --quick's sizes are below the 10**7 the speed targets are set at: not judged
+    kernels = {case.name for case in CASES}
+    for row in rows:
+        if row["kernel"] in kernels or row["kernel"].startswith("fibnim classify"):
+            assert row["met"].startswith("not checked at N = "), row
+        else:  # the solvers' targets are set at the sizes they run
+            assert row["met"] in (True, False), row
 
 
-def test_compare_flags_regressions(quick_results):
-    slower = json.loads(json.dumps(quick_results))
-    slower["kernels"][0]["rows"][0]["compiled"]["median"] *= 1.5
-    text, regressions = report.compare(quick_results, slower, 0.1)
-    assert regressions == 1 and "REGRESSION" in text and "+50.0%" in text
-    _, none = report.compare(quick_results, quick_results, 0.1)
-    assert none == 0
+def _with_samples(results, samples):
+    """results with the first kernel's largest size's repeats replaced (the size judged)."""
+    changed = json.loads(json.dumps(results))
+    changed["kernels"][0]["rows"][-1]["x_floor_samples"] = samples
+    return changed
+
+
+def test_compare_flags_only_significant_regressions(quick_results):
+    assert all(len(r["x_floor_samples"]) == 7 for k in quick_results["kernels"] for r in k["rows"])
+    before = _with_samples(quick_results, [1.0, 1.1, 1.2, 1.3, 1.4])
+    # twice as slow in every repeat: p = 1/252
+    text, regressions = report.compare(
+        before, _with_samples(before, [2.0, 2.2, 2.4, 2.6, 2.8]), 0.1
+    )
+    assert regressions == 1 and "REGRESSION" in text and "+100.0%" in text and "| 0.004 |" in text
+    # 25% slower by the medians, but the repeats overlap: p = 0.1, not a regression
+    text, regressions = report.compare(
+        before, _with_samples(before, [0.9, 1.15, 1.5, 1.6, 1.7]), 0.1
+    )
+    assert regressions == 0 and "+25.0%" in text and "REGRESSION" not in text
+    # significant but smaller than the threshold
+    _, regressions = report.compare(
+        before, _with_samples(before, [1.05, 1.16, 1.27, 1.38, 1.49]), 0.1
+    )
+    assert regressions == 0
+    # faster is reported, never counted
+    text, regressions = report.compare(
+        before, _with_samples(before, [0.5, 0.55, 0.6, 0.65, 0.7]), 0.1
+    )
+    assert regressions == 0 and "faster" in text
+    _, regressions = report.compare(quick_results, quick_results, 0.1)
+    assert regressions == 0
+
+
+def test_the_u_test_is_exact():
+    # against every order of 3 + 4 values
+    import itertools
+
+    values = list(range(7))
+    for larger in itertools.combinations(values, 3):
+        smaller = [v for v in values if v not in larger]
+        u = sum(a > b for a in larger for b in smaller)
+        at_least = sum(
+            sum(a > b for a in other for b in values if b not in other) >= u
+            for other in itertools.combinations(values, 3)
+        )
+        assert report._u_tail(list(larger), smaller) == pytest.approx(at_least / 35)
+
+
+def test_compare_of_one_tree_is_quiet_and_a_real_slowdown_is_not(tmp_path, capsys):
+    if "cython" not in _backend.available():
+        pytest.skip("fibnim bench compares the compiled core, not built here")
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+
+    def bench(*extra: str) -> int:
+        arguments = ["--quick", "--kernel", "wythoff.winning_move", *extra]
+        return int(main(parser.parse_args(arguments)))
+
+    before = _backend.name()
+    try:
+        assert bench("--out", str(tmp_path)) == 0
+        old = str(tmp_path / "results.json")
+        # the README's example, five times on an unchanged tree: never a regression
+        for _ in range(5):
+            assert bench("--compare", old) == 0
+        assert "no significant regression" in capsys.readouterr().out
+        if _backend.implementation() == "avx512-ifma":
+            # the scalar path is 2x slower on this kernel (1.6x on is_safe)
+            assert bench("--compare", old, "--no-simd") == 1
+            assert "REGRESSION" in capsys.readouterr().out
+    finally:
+        _backend.use(before)
 
 
 def test_the_command(tmp_path, quick_results, capsys):
@@ -153,7 +225,7 @@ def test_the_command(tmp_path, quick_results, capsys):
     )
     assert main(arguments) == 0
     out = capsys.readouterr().out
-    assert "written:" in out and "0 regression(s)" in out
+    assert "written:" in out and "no significant regression" in out
     saved = json.loads((tmp_path / "r" / "results.json").read_text())
     assert [k["name"] for k in saved["kernels"]] == ["wythoff.is_safe"]
 

@@ -37,22 +37,52 @@ class Plan:
 
     @staticmethod
     def named(mode: str) -> Plan:
+        # seven repeats at every size: with five (p >= 1/252), one stray repeat
+        # kept a compare from finding a 2x slowdown significant
         if mode == "quick":
-            return Plan((10**3, 10**4, 10**5), 10**3, 3, "quick")
+            return Plan((10**3, 10**4, 10**5), 10**3, 7, "quick")
         if mode == "full":
-            return Plan((10**3, 10**4, 10**5, 10**6, 10**7, 10**8), 10**4, 5, "full")
-        return Plan((10**3, 10**4, 10**5, 10**6, 10**7), 10**4, 5, "full")
+            return Plan((10**3, 10**4, 10**5, 10**6, 10**7, 10**8), 10**4, 7, "full")
+        return Plan((10**3, 10**4, 10**5, 10**6, 10**7), 10**4, 7, "full")
+
+
+def _seconds(function: Callable[[], Any]) -> float:
+    start = time.perf_counter()
+    function()
+    return time.perf_counter() - start
+
+
+def _summary(samples: list[float]) -> dict[str, float]:
+    return {"median": statistics.median(samples), "min": min(samples), "max": max(samples)}
 
 
 def timed(function: Callable[[], Any], repeats: int) -> dict[str, float]:
     """Seconds per call of function(): median, min and max over repeats, after a warm-up."""
     function()
-    samples = []
+    return _summary([_seconds(function) for _ in range(repeats)])
+
+
+def paired(
+    make: Callable[[], Callable[[], Any]],
+    make_floor: Callable[[], Callable[[], Any]],
+    repeats: int,
+) -> tuple[dict[str, float], dict[str, float], list[float]]:
+    """A call and its floor timed in turns: the seconds of each (median, min,
+    max), and each turn's ratio, the call's time over the floor's. A busier or
+    slower machine moves the ratios much less than the times, so `fibnim bench
+    --compare` tests them. Each turn makes both anew (`make()`: fresh arrays,
+    which land on other pages and cache sets) and warms them up: what differs
+    between two runs then differs between turns too, and a test over the
+    turns sees it."""
+    mine, theirs = [], []
     for _ in range(repeats):
-        start = time.perf_counter()
+        function, floor = make(), make_floor()
         function()
-        samples.append(time.perf_counter() - start)
-    return {"median": statistics.median(samples), "min": min(samples), "max": max(samples)}
+        floor()
+        mine.append(_seconds(function))
+        theirs.append(_seconds(floor))
+    ratios = [a / b for a, b in zip(mine, theirs, strict=True)]
+    return _summary(mine), _summary(theirs), ratios
 
 
 def per_element(seconds: dict[str, float], size: int) -> dict[str, float]:
@@ -111,16 +141,26 @@ def cores() -> int:
 
 def measure_size(case: Case, inputs: Inputs, size: int, plan: Plan, last: bool) -> dict[str, Any]:
     """The figures of one case at one size (the last, largest size has more)."""
-    repeats = plan.repeats if size < 10**7 else max(3, plan.repeats - 2)
+    repeats = plan.repeats
 
     def call() -> Any:
         return case.call(inputs)
 
+    def fresh() -> Callable[[], Any]:
+        if size > 10**6:  # beyond the caches, where arrays land hardly matters
+            return call
+        copied = {k: v.copy() if isinstance(v, np.ndarray) else v for k, v in inputs.items()}
+        return functools.partial(case.call, copied)
+
     _backend.use("cython")
+    compiled, floor, ratios = paired(
+        fresh, functools.partial(floor_call, case.floor, size), repeats
+    )
     row: dict[str, Any] = {
         "size": size,
-        "compiled": per_element(timed(call, repeats), size),
-        "floor": per_element(timed(floor_call(case.floor, size), repeats), size),
+        "compiled": per_element(compiled, size),
+        "floor": per_element(floor, size),
+        "x_floor_samples": ratios,
     }
     by_hand = case.by_hand
     if by_hand is not None and size <= 10**7:
@@ -200,6 +240,7 @@ def machine(simd: bool) -> dict[str, Any]:
         "fibnim": fibnim.__version__,
         "backend": fibnim.backend,
         "simd": simd,
+        "implementation": _backend.implementation(),
     }
 
 
@@ -207,6 +248,17 @@ def use_simd(wanted: bool) -> bool:
     """Switch the compiled modules' AVX-512 paths; whether they are on now."""
     modules = [_backend.twins(topic)[0] for topic in ("wythoff", "fibonacci_nim")]
     return all(m is not None and m.use_simd(wanted) for m in modules)
+
+
+def settle_allocator() -> None:
+    """Put glibc's malloc in the state a long-running process reaches, whatever
+    ran before: freeing a memory-mapped block raises its threshold for mapping
+    (to that block's size, up to 32 MB) and for giving memory back (twice
+    that), and below it arrays come from the heap with no page faults. Whether
+    some earlier free had raised it made a kernel that allocates its answers
+    (10**5 elements) 3x slower in one run of the same tree than in another."""
+    block = np.empty(16 << 20, dtype=np.uint8)  # mapped, and unmapped at once
+    del block
 
 
 def run(
@@ -219,8 +271,10 @@ def run(
     if "cython" not in _backend.available():
         raise RuntimeError("fibnim bench compares the compiled core: it is not built here")
     simd_on = use_simd(simd)
+    settle_allocator()
     plan = Plan.named(mode)
     before = _backend.name()
+    _backend.use("cython")  # the machine's record names the compiled core's code path
     cases = [c for c in CASES if names is None or c.name in names]
     results: dict[str, Any] = {
         "schema": 1,
