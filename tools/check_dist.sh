@@ -4,8 +4,11 @@
 # tag, installed in a fresh environment without a compiler, and the whole test
 # suite run against it (tools/wheels.sh, which takes every local Python); a bare
 # install of that wheel (no extras) running the README's first command and
-# `fibnim bench --quick` without matplotlib; a pure-Python install (FIBNIM_PURE_PYTHON=1) and the suite on it,
-# timed; and the wheel matrix cibuildwheel would build.
+# `fibnim bench --quick` without matplotlib; the sdist installed where no C
+# compiler works (CC names a missing one): the install completes with the pure
+# twin, says so in its build log and at import, and the suite passes on it
+# (timed), while FIBNIM_REQUIRE_EXTENSION=1 makes the same install fail; and
+# the wheel matrix cibuildwheel would build.
 #
 #     tools/check_dist.sh        (from the project root; .ci/run calls it)
 set -euo pipefail
@@ -44,18 +47,33 @@ fresh_venv "$work/bare"
 test -s "$work/bench/results.json" && test -s "$work/bench/report.md"
 if ls "$work"/bench/*.png > /dev/null 2>&1; then echo "plots without matplotlib?" >&2; exit 1; fi
 
-echo "== a pure-Python install (from the sdist) and the suite on it"
+echo "== the sdist without a working C compiler: the pure twin, said so, and the suite on it"
 fresh_venv "$work/pure"
 sdist=$(ls "$work"/dist/*.tar.gz)
-FIBNIM_PURE_PYTHON=1 "$work/pure/bin/python" -m pip install --quiet "$sdist[test]"
+no_compiler=(env -u FIBNIM_REQUIRE_EXTENSION -u FIBNIM_PURE_PYTHON CC=/nonexistent/cc)
+"${no_compiler[@]}" "$work/pure/bin/python" -m pip install --no-cache-dir -v "$sdist[test]" \
+    > "$work/pure-build.log" 2>&1 || { tail -30 "$work/pure-build.log"; exit 1; }
+grep -q "fibnim's compiled core could not be built" "$work/pure-build.log" \
+    || { echo "the build log does not say that the compiled core was left out" >&2; exit 1; }
 (
     cd "$work/empty"
-    unset FIBNIM_REQUIRE_EXTENSION  # this install has no extension, by design
-    "$work/pure/bin/python" -c 'import fibnim; assert fibnim.backend == "python"; print("pure:", fibnim.backend)'
+    "${no_compiler[@]}" "$work/pure/bin/python" -c 'import fibnim' 2>&1 \
+        | grep -q "fibnim's compiled core is not available" \
+        || { echo "importing fibnim without its core gave no RuntimeWarning" >&2; exit 1; }
+    "${no_compiler[@]}" "$work/pure/bin/python" -c \
+        'import fibnim; assert fibnim.backend == "python"; print("no compiler:", fibnim.backend)'
     start=$(date +%s)
-    "$work/pure/bin/python" -m pytest "$root/tests" -p no:cacheprovider -q
+    "${no_compiler[@]}" "$work/pure/bin/python" -m pytest "$root/tests" -p no:cacheprovider -q
     echo "the pure install's tests took $(( $(date +%s) - start )) s"
 )
+echo "== the same with FIBNIM_REQUIRE_EXTENSION=1: the install must fail"
+fresh_venv "$work/required"
+if env -u FIBNIM_PURE_PYTHON CC=/nonexistent/cc FIBNIM_REQUIRE_EXTENSION=1 \
+    "$work/required/bin/python" -m pip install --no-cache-dir --quiet "$sdist" > /dev/null 2>&1; then
+    echo "FIBNIM_REQUIRE_EXTENSION=1 installed fibnim without its compiled core" >&2
+    exit 1
+fi
+echo "refused, as asked"
 
 echo "== the wheels cibuildwheel builds (pyproject.toml [tool.cibuildwheel])"
 for platform in linux macos windows; do

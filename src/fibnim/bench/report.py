@@ -265,8 +265,8 @@ def markdown(results: dict[str, Any], plots: list[str] | None = None) -> str:
         "",
         f"{results['when']}, mode {results['mode']}. Machine: {m['cpu']}, {m['cores']} cores, "
         f"{m['platform']}; Python {m['python']}, numpy {m['numpy']}, Cython {m['cython']}; "
-        f"fibnim {m['fibnim']} (backend {m['backend']}, AVX-512 paths: "
-        f"{'yes' if m['simd'] else 'no'}).",
+        f"fibnim {m['fibnim']} (backend {m['backend']}, code path "
+        f"{m.get('implementation') or ('avx512-ifma' if m['simd'] else 'scalar')}).",
         "",
         "ns per element at the largest size (one thread, median of repeats, outputs "
         "preallocated where the API takes `out=`, input checks included); x floor is "
