@@ -187,16 +187,20 @@ def test_global_arrays_are_answered_in_bounded_memory():
     assert grown < 100 + rows * 16 // 2**20, f"{grown} MB more"  # the answers are 16 B a row
 
 
-def _make_inputs(tmp_path, rows: int) -> None:
+@pytest.fixture(scope="module")
+def ten_million(tmp_path_factory):
+    """in.npy, in.csv, in.tsv and in.parquet: the same 10**7 Wythoff positions."""
     pa = pytest.importorskip("pyarrow")
     pacsv = pytest.importorskip("pyarrow.csv")
     pq = pytest.importorskip("pyarrow.parquet")
-    positions = np.random.default_rng(0).integers(0, 10**6, size=(rows, 2))
-    np.save(tmp_path / "in.npy", positions)
+    directory = tmp_path_factory.mktemp("ten-million")
+    positions = np.random.default_rng(0).integers(0, 10**6, size=(10**7, 2))
+    np.save(directory / "in.npy", positions)
     table = pa.table({"x": positions[:, 0], "y": positions[:, 1]})
-    pacsv.write_csv(table, tmp_path / "in.csv")
-    pacsv.write_csv(table, tmp_path / "in.tsv", pacsv.WriteOptions(delimiter="\t"))
-    pq.write_table(table, tmp_path / "in.parquet")
+    pacsv.write_csv(table, directory / "in.csv")
+    pacsv.write_csv(table, directory / "in.tsv", pacsv.WriteOptions(delimiter="\t"))
+    pq.write_table(table, directory / "in.parquet")
+    return directory
 
 
 RUN_WITH_PEAK = (
@@ -206,10 +210,9 @@ RUN_WITH_PEAK = (
 
 
 @pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="VmHWM is Linux's")
-def test_every_format_stays_under_300_mb_on_ten_million_rows(tmp_path):
+def test_every_format_stays_under_300_mb_on_ten_million_rows(ten_million):
     if _backend.name() == "python":
         pytest.skip("the pure twin would take hours over this many positions")
-    _make_inputs(tmp_path, 10_000_000)
     runs = [
         ("in.csv", "out.parquet"),
         ("in.tsv", "out.npy"),
@@ -222,7 +225,7 @@ def test_every_format_stays_under_300_mb_on_ten_million_rows(tmp_path):
         command = ["classify", source, "-o", target, "-q", "--game", "wythoff"]
         result = subprocess.run(
             [sys.executable, "-c", RUN_WITH_PEAK, *command],
-            cwd=tmp_path,
+            cwd=ten_million,
             capture_output=True,
             text=True,
             check=False,
@@ -231,14 +234,14 @@ def test_every_format_stays_under_300_mb_on_ten_million_rows(tmp_path):
         assert result.returncode == 0, result.stderr
         peak = int(result.stdout.split()[-1])
         assert peak < 300, f"{source} -> {target}: peak RSS {peak} MB"
-        os.remove(tmp_path / target)
+        os.remove(ten_million / target)
 
 
-def _address_space_limit(megabytes: int):
+def _address_space_limit(size: int):
     def limit() -> None:
         import resource
 
-        resource.setrlimit(resource.RLIMIT_AS, (megabytes << 20, megabytes << 20))
+        resource.setrlimit(resource.RLIMIT_AS, (size, size))
 
     return limit
 
@@ -247,19 +250,26 @@ def _address_space_limit(megabytes: int):
 @pytest.mark.parametrize(
     ("source", "target"), [("in.csv", "out.parquet"), ("in.parquet", "out.npy")]
 )
-def test_out_of_memory_is_one_line_naming_what_to_change(tmp_path, source, target):
+def test_out_of_memory_is_one_line_naming_what_to_change(ten_million, tmp_path, source, target):
     if _backend.name() == "python":
         pytest.skip("the pure twin's run of this many rows would take minutes, if it had room")
-    _make_inputs(tmp_path, 2_000_000)
+    # the address space that fibnim takes before its first chunk, and 400 MB
+    # more: less than one chunk of 10**7 rows needs
+    started = python(
+        "import fibnim.cli, pyarrow.csv, pyarrow.parquet\n"
+        "print([l for l in open('/proc/self/status') if l.startswith('VmSize')][0].split()[1])"
+    )
+    limit = (int(started.stdout) << 10) + (400 << 20)
     result = fibnim(
-        "classify", source, "-o", target, "--game", "wythoff", "--chunk", "1000000",
+        "classify", str(ten_million / source), "-o", target, "--game", "wythoff",
+        "--chunk", "10000000",
         cwd=tmp_path,
-        preexec_fn=_address_space_limit(300),
+        preexec_fn=_address_space_limit(limit),
     )  # fmt: skip
     assert result.returncode == 1, result.stderr
     assert result.stderr.startswith("fibnim: out of memory (")
     assert "--chunk" in result.stderr and len(result.stderr.strip().splitlines()) == 1
-    assert not (tmp_path / target).exists()
+    assert list(tmp_path.iterdir()) == []
 
 
 # --- signals ------------------------------------------------------------------------------

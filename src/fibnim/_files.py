@@ -324,6 +324,10 @@ class ArrowTextSource(TextSource):
                     # small blocks, gathered into chunks here: pyarrow reads
                     # blocks ahead, and 16 MB ones held 150 MB at a time
                     block_size=1 << 20,
+                    # on this thread: out of memory, pyarrow's parsing threads
+                    # aborted the process (std::bad_alloc); the chunks' own
+                    # threads keep the cores busy anyway
+                    use_threads=False,
                 ),
                 parse_options=pacsv.ParseOptions(delimiter=self.delimiter),
                 convert_options=pacsv.ConvertOptions(
