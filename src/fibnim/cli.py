@@ -205,7 +205,7 @@ def _classify_parser(commands: Any) -> None:
         type=_positive,
         metavar="ROWS",
         help=f"positions per task (default {CHUNK}, less with many threads, so that the "
-        "chunks in flight hold below 100 MB); memory grows with it and with threads",
+        "chunks in flight hold below 50 MB); memory grows with it and with threads",
     )
     run.add_argument(
         "--header",

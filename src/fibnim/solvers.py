@@ -194,11 +194,11 @@ class Thresholds:
         take = np.full(len(rows), -1, dtype=np.int64)
         for i in range(rows.shape[1]):
             open_rows = np.flatnonzero(~p & (pile < 0) & (rows[:, i] >= threshold))
-            after = rows[open_rows]
-            after[:, i] -= threshold[open_rows]
             t = threshold[open_rows]
+            after = rows[open_rows]
+            after[:, i] -= t
             later = self.thresholds(after)
-            won = open_rows[(later == 0) | (2 * t < later)]
+            won = open_rows[(later == 0) | (later > 2 * t)]  # P at the next bound, 2 t
             pile[won], take[won] = i, threshold[won]
         return p, pile, take
 
