@@ -8,7 +8,8 @@
 #
 #     tools/wheels.sh SDIST PYTHON...     (e.g. tools/wheels.sh dist/*.tar.gz python3.10 python3.13)
 #
-# WHEELHOUSE=DIR keeps the repaired wheels there.
+# WHEELHOUSE=DIR keeps the repaired wheels there; PYTEST_ARGS goes to pytest
+# (tools/check_dist.sh passes -k cython: the wheel's compiled core).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -47,7 +48,8 @@ import fibnim
 assert fibnim.backend == "cython" and "site-packages" in fibnim.__file__, fibnim.__file__
 print("installed:", fibnim.__version__, fibnim.backend)
 '
-        "$venv/python" -m pytest "$root/tests" -p no:cacheprovider -q
+        # shellcheck disable=SC2086  # PYTEST_ARGS is split into arguments on purpose
+        "$venv/python" -m pytest "$root/tests" -p no:cacheprovider -q ${PYTEST_ARGS:-}
     )
     tested+=("$(basename "$wheel")")
     if [ -n "${WHEELHOUSE:-}" ]; then cp "$wheel" "$WHEELHOUSE/"; fi
