@@ -1,11 +1,13 @@
-"""Build fibnim's compiled core: every fibnim_c/*.pyx becomes the private module fibnim._<name>.
+"""Build fibnim's compiled core: fibnim_c/_core.pyx (which includes the topics'
+.pxi files and the C headers beside them) becomes the private module fibnim._core.
 
 FIBNIM_PURE_PYTHON=1 skips the extension (a pure-Python install). Where the
 extension does not compile (no C compiler, an exotic platform), the install goes
 on without it and fibnim runs on its pure twin, unless FIBNIM_REQUIRE_EXTENSION=1
 makes that failure an error.
 FIBNIM_CYTHON_DEBUG=1 compiles with bounds and wraparound checks on.
-FIBNIM_NO_SIMD=1 leaves out the AVX-512 paths (fibnim_c/_simd.pxd).
+FIBNIM_NO_SIMD=1 leaves out the vector implementations (fibnim_c/simd.h): the
+core then runs its portable scalar kernels only.
 FIBNIM_PORTABLE_MUL=1 takes the 32-bit-limb 64 x 64 -> 128 multiply that any C
 compiler has, instead of unsigned __int128 or MSVC's intrinsics.
 FIBNIM_SANITIZE=1 builds with AddressSanitizer and UndefinedBehaviorSanitizer
@@ -39,16 +41,18 @@ def extensions():
         compile_args = ["-O1", "-g", "-fno-omit-frame-pointer", sanitizers]
         compile_args.append("-fno-sanitize-recover=undefined")  # any finding is fatal
         link_args = [sanitizers]
+    sources = HERE / "fibnim_c"
     modules = [
         Extension(
-            f"fibnim.{pyx.stem}",
-            [str(pyx.relative_to(HERE))],
+            "fibnim._core",
+            ["fibnim_c/_core.pyx"],
             include_dirs=["fibnim_c"],
+            depends=[str(p.relative_to(HERE)) for p in sorted(sources.glob("*.[hp]x[id]"))]
+            + [str(p.relative_to(HERE)) for p in sorted(sources.glob("*.h"))],
             define_macros=macros,
             extra_compile_args=compile_args,
             extra_link_args=link_args,
         )
-        for pyx in sorted((HERE / "fibnim_c").glob("*.pyx"))
     ]
     return cythonize(
         modules,
@@ -60,7 +64,7 @@ def extensions():
             "initializedcheck": debug,
             "cdivision": not debug,
             "embedsignature": True,
-            # module state is the tables, filled once at import, and the SIMD switch
+            # module state is the tables, filled once at import, and the path in use
             "freethreading_compatible": True,
         },
     )
@@ -69,9 +73,7 @@ def extensions():
 class build_ext_or_fall_back(build_ext):
     """Builds the compiled core; where that fails, installs the pure twin and says so.
 
-    Any failure counts (no compiler, a compiler error, a missing header): one
-    compiled module without the others is no use, since fibnim loads them all
-    or none. cythonize() returns fresh Extension objects, so setuptools' own
+    Any failure counts (no compiler, a compiler error, a missing header). cythonize() returns fresh Extension objects, so setuptools' own
     `optional` flag is not carried over; this class is the fallback instead.
     """
 
@@ -84,7 +86,7 @@ class build_ext_or_fall_back(build_ext):
             self.fall_back(error)
 
     def fall_back(self, error: BaseException) -> None:
-        for module in self.extensions:  # a partial build would load half a core
+        for module in self.extensions:  # nothing half built is left to load
             built = Path(self.get_ext_fullpath(module.name))
             built.unlink(missing_ok=True)
         banner = "=" * 72

@@ -8,94 +8,7 @@
 
 from libc.stdint cimport uint8_t, uint32_t, uint64_t, int64_t
 
-cdef extern from *:
-    """
-    #include <stdint.h>
-    #if defined(_MSC_VER)
-    #include <intrin.h>
-    static __inline int fibnim_ctz64(uint64_t x) {
-        unsigned long i; _BitScanForward64(&i, x); return (int)i;
-    }
-    static __inline int fibnim_bit_length(uint64_t x) {
-        unsigned long i; return _BitScanReverse64(&i, x) ? (int)i + 1 : 0;
-    }
-    #elif defined(__x86_64__) && !defined(__LZCNT__)
-    #define fibnim_ctz64(x) __builtin_ctzll(x)
-    /* bsr, which __builtin_clzll becomes, keeps its destination for a zero input,
-       so it waits for that register's last writer: in a loop, often the previous
-       iteration's end, which made is_p's loop one chain (7.5 ns against 3.1 ns
-       per element). Zeroing the register first cuts the chain. */
-    static inline int fibnim_bit_length(uint64_t x) {
-        uint64_t i;
-        __asm__("xorl %k0, %k0\\n\\tbsrq %1, %0" : "=&r"(i) : "rm"(x) : "cc");
-        return x ? (int)i + 1 : 0;
-    }
-    #else
-    #define fibnim_ctz64(x) __builtin_ctzll(x)
-    #define fibnim_bit_length(x) ((x) ? 64 - __builtin_clzll(x) : 0)
-    #endif
-
-    #if defined(_MSC_VER)
-    #define FIBNIM_INLINE static __inline
-    #else
-    #define FIBNIM_INLINE static inline
-    #endif
-
-    /* The 128-bit product a * b: the high half returned, the low one in *low.
-       FIBNIM_PORTABLE_MUL forces the 32-bit-limb version that every C compiler
-       takes (the tests build with it too). */
-    #if !defined(FIBNIM_PORTABLE_MUL) && defined(__SIZEOF_INT128__)
-    FIBNIM_INLINE uint64_t fibnim_mul128(uint64_t a, uint64_t b, uint64_t *low) {
-        unsigned __int128 p = (unsigned __int128)a * b;
-        *low = (uint64_t)p;
-        return (uint64_t)(p >> 64);
-    }
-    #elif !defined(FIBNIM_PORTABLE_MUL) && defined(_MSC_VER) && defined(_M_X64)
-    FIBNIM_INLINE uint64_t fibnim_mul128(uint64_t a, uint64_t b, uint64_t *low) {
-        uint64_t high;
-        *low = _umul128(a, b, &high);
-        return high;
-    }
-    #elif !defined(FIBNIM_PORTABLE_MUL) && defined(_MSC_VER) && defined(_M_ARM64)
-    FIBNIM_INLINE uint64_t fibnim_mul128(uint64_t a, uint64_t b, uint64_t *low) {
-        *low = a * b;
-        return __umulh(a, b);
-    }
-    #else
-    FIBNIM_INLINE uint64_t fibnim_mul128(uint64_t a, uint64_t b, uint64_t *low) {
-        uint64_t a0 = (uint32_t)a, a1 = a >> 32, b0 = (uint32_t)b, b1 = b >> 32;
-        uint64_t p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
-        uint64_t middle = (p00 >> 32) + (uint32_t)p01 + (uint32_t)p10;  /* < 3 * 2**32 */
-        *low = (middle << 32) | (uint32_t)p00;
-        return p11 + (p01 >> 32) + (p10 >> 32) + (middle >> 32);
-    }
-    #endif
-
-    /* phi - 1 = 1/phi in 128-bit fixed point: floor((phi - 1) * 2**128). */
-    #define FIBNIM_PHI_HI UINT64_C(0x9e3779b97f4a7c15)
-    #define FIBNIM_PHI_LO UINT64_C(0xf39cc0605cedc834)
-
-    /* Fixed-point constants of encode: c_j = floor(2**(40 + a_j) / phi**j) for
-       (j, a_j) = (44, 23), (22, 8), and rho = floor(0.45 * 2**40). */
-    #define FIBNIM_C44 UINT64_C(5880761355)
-    #define FIBNIM_C22 UINT64_C(7107415521)
-    #define FIBNIM_RHO UINT64_C(494780232499)
-    /* encode_wide's top block: floor(2**96 / phi**48) and floor(0.45 * 2**32). */
-    #define FIBNIM_C48_WIDE UINT64_C(7370091025956032422)
-    #define FIBNIM_RHO_WIDE UINT64_C(1932735283)
-    #define FIBNIM_EVEN_BITS UINT64_C(0x5555555555555555)
-
-    /* F_0 .. F_93; F_93 is the largest Fibonacci number below 2**64. */
-    static uint64_t fibnim_fib[94];
-    /* The Zeckendorf code of m = 0 .. F_24 (the last one is 1 << 22). */
-    static uint32_t fibnim_code[46369];
-    /* S_j(m) for the block starts j = 44, m = 0 .. F_22, and j = 22,
-       m = 0 .. F_24 (see encode). S_22(m) <= F_46 < 2**32. */
-    static uint64_t fibnim_s44[17712];
-    static uint32_t fibnim_s22[46369];
-    /* fibnim_byte_value[b][v]: the value of the code byte v at byte b. */
-    static uint64_t fibnim_byte_value[8][256];
-    """
+cdef extern from "scalar.h":
     int ctz64 "fibnim_ctz64"(uint64_t x) noexcept nogil
     int bit_length "fibnim_bit_length"(uint64_t x) noexcept nogil
     uint64_t mul128 "fibnim_mul128"(uint64_t a, uint64_t b, uint64_t* low) noexcept nogil
@@ -121,7 +34,7 @@ cdef enum:
 
 
 cdef inline void fill_tables() noexcept nogil:
-    """Fill the tables; every module that uses them calls this once at import."""
+    """Fill the tables, once, as the core is imported."""
     cdef int k, i, b, v
     cdef uint64_t rest, code, p, value
     FIB[0] = 0
@@ -178,7 +91,7 @@ cdef inline uint64_t estimate(uint64_t n, int a, uint64_t c) noexcept nogil:
     return ((n >> a) * c + RHO) >> FIXED_SHIFT
 
 
-cdef inline uint64_t encode(uint64_t n) noexcept nogil:
+cdef inline uint64_t encode_one(uint64_t n) noexcept nogil:
     """The Zeckendorf code of n < F_66."""
     # The fewest instructions win here (measured): a compare and a second
     # look-up of the same, cached, entry beat a branch-free select of two.
@@ -228,7 +141,7 @@ cdef inline uint64_t encode_wide(uint64_t n, uint64_t* hi) noexcept nogil:
     """The low 64 bits of the code of any uint64 n; bits 64..91 go to hi."""
     if n < FIB[FIB_LIMIT_INDEX]:
         hi[0] = 0
-        return encode(n)
+        return encode_one(n)
     # One more block, as in encode: the code bits 48..91 (an m < F_46) with
     # j = 48. The estimate y = n * c / 2**96, c = floor(2**96 / phi^48), is
     # within 2**-31 below x = n / phi^48, so t = floor(y + 0.45) is m or m + 1.
@@ -242,12 +155,12 @@ cdef inline uint64_t encode_wide(uint64_t n, uint64_t* hi) noexcept nogil:
     cdef uint64_t s = a + FIB[48] * golden_floor(t + 1)
     t -= (s < a) | (s > n)
     s = FIB[49] * t + FIB[48] * golden_floor(t + 1)
-    cdef uint64_t top = encode(t)
+    cdef uint64_t top = encode_one(t)
     hi[0] = top >> 16
-    return (top << 48) | encode(n - s)
+    return (top << 48) | encode_one(n - s)
 
 
-cdef inline uint64_t decode(uint64_t code) noexcept nogil:
+cdef inline uint64_t decode_one(uint64_t code) noexcept nogil:
     """The value of a code; the sum is linear in the bits, so bytes add up."""
     return (BYTE_VALUE[0][code & 0xFF] + BYTE_VALUE[1][(code >> 8) & 0xFF]
             + BYTE_VALUE[2][(code >> 16) & 0xFF] + BYTE_VALUE[3][(code >> 24) & 0xFF]
@@ -264,7 +177,7 @@ cdef inline int lowest_index(uint64_t lo, uint64_t hi) noexcept nogil:
 
 cdef inline uint64_t decode_wide(uint64_t lo, uint64_t hi) noexcept nogil:
     """The value of a code of up to 92 bits: lo holds bits 0..63, hi bits 64..91."""
-    cdef uint64_t value = decode(lo)
+    cdef uint64_t value = decode_one(lo)
     cdef int i
     while hi:
         i = ctz64(hi)
@@ -317,7 +230,7 @@ cdef inline uint64_t lowest_term_of(uint64_t n) noexcept nogil:
     """z_1(n), the smallest Zeckendorf term of n; 0 for n = 0."""
     cdef uint64_t lo, hi
     if n < FIB[FIB_LIMIT_INDEX]:
-        lo = encode(n)
+        lo = encode_one(n)
         # n = 0 gives lo = 0: the bit set at 63 makes FIB[65] of it, and the select 0
         return FIB[ctz64(lo | (<uint64_t>1 << 63)) + 2] & (0 - <uint64_t>(lo != 0))
     lo = encode_wide(n, &hi)

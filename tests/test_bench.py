@@ -198,7 +198,7 @@ def test_compare_of_one_tree_is_quiet_and_a_real_slowdown_is_not(tmp_path, capsy
         assert "no significant regression" in capsys.readouterr().out
         # the same tree against a baseline three times as fast: a slowdown that
         # the noise of a shared 2-core machine cannot hide (a real 1.8x one,
-        # --no-simd on IFMA, came out at p = 0.013 in a CI run)
+        # the scalar implementation against the IFMA one, came out at p = 0.013 in a CI run)
         faster = json.loads((tmp_path / "results.json").read_text())
         for kernel in faster["kernels"]:
             for row in kernel["rows"]:

@@ -1,4 +1,5 @@
-"""The compiled core and the pure twin give the same answers, edge values included."""
+"""The compiled core, on each of its implementations, and the pure twin give the
+same answers and the same errors, edge values included."""
 
 from __future__ import annotations
 
@@ -13,10 +14,23 @@ from fibnim.classify import classify
 F66 = F[66]
 
 
-def both(function, *args, **kwargs):
-    """function(*args) on the compiled core and on the pure twin."""
+@pytest.fixture(params=_backend.IMPLEMENTATIONS, ids=lambda name: f"cython-{name}", autouse=True)
+def backend(request: pytest.FixtureRequest):
+    """Every test here compares the compiled core, on one implementation, with
+    the pure twin; each implementation this processor runs gets every test."""
     if "cython" not in _backend.available():
         pytest.skip("no compiled extension in this installation")
+    if request.param not in _backend.implementations():
+        pytest.skip(f"this processor (or build) does not run {request.param}")
+    before = (_backend.name(), _backend._CORE.implementation())
+    _backend.use_implementation(request.param)
+    yield request.param
+    _backend.use(before[0])
+    _backend.use_implementation(before[1])
+
+
+def both(function, *args, **kwargs):
+    """function(*args) on the compiled core and on the pure twin."""
     results = []
     for name in ("cython", "python"):
         _backend.use(name)
@@ -80,13 +94,52 @@ def test_same_errors():
     bad = np.array([5, F66, 7], dtype=np.int64)
     messages = []
     for name in ("cython", "python"):
-        if name not in _backend.available():
-            pytest.skip("no compiled extension in this installation")
         _backend.use(name)
         with pytest.raises(OverflowError) as info:
             fibnim.encode(bad)
         messages.append(str(info.value))
     assert messages[0] == messages[1]
+
+
+def past_the_limit(values: np.ndarray, at: int, limit: int) -> np.ndarray:
+    """values as uint64 with limit + 1 at index `at` and at every index after it
+    that is a multiple of 8 (so a vector kernel meets it in its first block or later)."""
+    bad = values.astype(np.uint64)
+    bad[at] = limit + 1
+    bad[at + 8 :: 8] = limit + 1
+    return bad
+
+
+VECTOR_KERNELS = {
+    "is_safe": lambda v: fibnim.wythoff.is_safe(v, v[::-1].copy()),
+    "winning_move": lambda v: fibnim.wythoff.winning_move(v[::-1].copy(), v),
+    "is_lower": fibnim.wythoff.is_lower,
+    "is_upper": fibnim.wythoff.is_upper,
+    "pair": fibnim.wythoff.pair,
+    "classify": lambda v: classify(np.stack([v[::-1], v], axis=-1), "wythoff"),
+    "fibonacci_nim.is_p": lambda v: fibnim.fibonacci_nim.is_p(v[::-1].copy(), v),
+    "global_is_p": lambda v: fibnim.fibonacci_nim.global_is_p(
+        np.stack([v, v[::-1]], axis=-1), v[::-1].copy()
+    ),
+    "power_nim.is_p": lambda v: fibnim.power_nim.is_p(np.stack([v, v[::-1]], axis=-1), v),
+}
+
+
+@pytest.mark.parametrize("at", [0, 13, 37])
+@pytest.mark.parametrize("kernel", VECTOR_KERNELS)
+def test_each_path_stops_at_the_first_value_past_the_limit(kernel, at):
+    """Every implementation checks its bound as it goes and names the same value and
+    index as the pure twin, wherever in its blocks the bad value sits."""
+    limit = fibnim.wythoff.PAIR_LIMIT if kernel == "pair" else 2**63 - 1
+    values = past_the_limit(np.arange(64) * 1_000_003 % 977, at, limit)
+    errors = []
+    for name in ("cython", "python"):
+        _backend.use(name)
+        with pytest.raises((OverflowError, ValueError)) as info:
+            VECTOR_KERNELS[kernel](values)
+        errors.append((type(info.value), str(info.value)))
+    assert errors[0] == errors[1]
+    assert str(limit + 1) in errors[0][1]
 
 
 # --- Wythoff's Nim -----------------------------------------------------------------------
@@ -173,38 +226,30 @@ def test_fibonacci_nim_at_every_arc_end():
     assert_same(fibnim.fibonacci_nim.global_is_p, two[:, ::-1], 0)
 
 
-def simd_twin(topic: str):
-    """The compiled module of topic with its AVX-512 paths on; skips where there are none."""
-    compiled, _ = _backend.twins(topic)
-    if compiled is None or not compiled.use_simd(True):
-        pytest.skip(
-            "no AVX-512 paths here (processor or build); the scalar ones are tested throughout"
-        )
-    _backend.use("cython")
-    return compiled
-
-
-def assert_simd_matches_scalar(compiled, calls) -> None:
-    """Each call gives the same answers with the AVX-512 paths and without them, on
-    its arguments cut to lengths that are and are not multiples of 8."""
+def assert_path_matches_scalar(calls) -> None:
+    """Each call gives the same answers on this test's implementation as on the
+    scalar one, on its arguments cut to lengths that are and are not multiples
+    of the vector widths (4 and 8)."""
+    path = fibnim.implementation
+    if path == "scalar":
+        pytest.skip("the scalar implementation is the reference here")
     try:
         for function, args in calls:
             for cut in (None, 7, 13):
                 parts = [a[:cut] for a in args]
                 vector = function(*parts)
-                compiled.use_simd(False)
+                fibnim.use_implementation("scalar")
                 scalar = function(*parts)
-                compiled.use_simd(True)
+                fibnim.use_implementation(path)
                 vectors = vector if isinstance(vector, tuple) else (vector,)
                 scalars = scalar if isinstance(scalar, tuple) else (scalar,)
                 for v, w in zip(vectors, scalars, strict=True):
                     assert (np.asarray(v) == np.asarray(w)).all(), function.__name__
     finally:
-        compiled.use_simd(True)
+        fibnim.use_implementation(path)
 
 
-def test_fibonacci_nim_simd_paths_match_the_scalar_ones():
-    compiled = simd_twin("fibonacci_nim")
+def test_fibonacci_nim_paths_match_the_scalar_one():
     piles, bounds = fibonacci_boundaries()
     n = np.concatenate([piles, RANDOM_PILES, PILES, np.arange(1000)])
     r = np.concatenate([rng.choice(bounds, size=piles.size), RANDOM_PILES >> 20, PILES[::-1]])
@@ -216,7 +261,7 @@ def test_fibonacci_nim_simd_paths_match_the_scalar_ones():
         (fibnim.fibonacci_nim.global_is_p, (two, r)),
         (fibnim.fibonacci_nim.global_is_p, (two,)),
     ]
-    assert_simd_matches_scalar(compiled, calls)
+    assert_path_matches_scalar(calls)
 
 
 def test_power_nim():
@@ -236,8 +281,7 @@ def test_solvers(piece):
     assert_same(fibnim.solvers.threshold_table, [6, 7, 8], True, "test")
 
 
-def test_wythoff_simd_paths_match_the_scalar_ones():
-    compiled = simd_twin("wythoff")
+def test_wythoff_paths_match_the_scalar_one():
     a, b = fibnim.wythoff.pair(RANDOM_PILES[RANDOM_PILES <= fibnim.wythoff.PAIR_LIMIT])
     x = np.concatenate([a, b, a + 1, RANDOM_PILES, PILES, np.arange(1000)])
     y = np.concatenate([b, a, b, RANDOM_PILES[::-1], PILES[::-1], np.arange(1000)[::-1]])
@@ -253,14 +297,13 @@ def test_wythoff_simd_paths_match_the_scalar_ones():
         (lambda p: classify(p, "wythoff"), (np.stack([x, y], axis=-1),)),
         (lambda p: classify(p, "wythoff"), (np.stack([x, y], axis=-1)[::-1],)),  # strided
     ]
-    assert_simd_matches_scalar(compiled, calls)
+    assert_path_matches_scalar(calls)
 
 
-def test_wythoff_simd_small_lanes_match_the_scalar_ones_everywhere():
+def test_wythoff_small_lanes_match_the_scalar_path_everywhere():
     """Below 2**24 the vector kernels count A-numbers (every s) and take
     floor(d (phi - 1)) (every d a diagonal move can have) in doubles: all of
     them, against the exact scalar kernel."""
-    compiled = simd_twin("wythoff")
     top = 2**24 - 1
     s = np.arange(top, dtype=np.int64)
     n = np.arange(2, 2**23, dtype=np.int64)
@@ -273,7 +316,7 @@ def test_wythoff_simd_small_lanes_match_the_scalar_ones_everywhere():
         (fibnim.wythoff.winning_move, (s, np.full_like(s, top))),
         (fibnim.wythoff.winning_move, (a[keep], a[keep] + d[keep])),
     ]
-    assert_simd_matches_scalar(compiled, calls)
+    assert_path_matches_scalar(calls)
 
 
 def test_fibonacci_nim_one_pile_in_whole_blocks():

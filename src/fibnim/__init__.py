@@ -6,12 +6,17 @@ Fibonacci Nim), `fibnim.power_nim` (power-of-two Nim and Bouton's Nim), and
 `fibnim.solvers` (exhaustive search over the rules); `fibnim.classify`
 classifies many positions of any of them at once. `fibnim.backend`
 says which kernels run: "cython" (the compiled core) or "python" (the pure
-twin, exact and slow).
+twin, exact and slow); `fibnim.implementation` which of the compiled core's
+implementations runs ("avx512ifma", "avx512", "avx2" or "scalar": the best
+this processor has, unless `fibnim.use_implementation` or the environment
+variable FIBNIM_IMPLEMENTATION chose another; `fibnim.implementations()`
+lists those it has).
 """
 
 from __future__ import annotations
 
 from fibnim import _backend, classify, fibonacci_nim, power_nim, solvers, wythoff
+from fibnim._backend import implementations, use_implementation
 from fibnim._version import __version__
 from fibnim.zeckendorf import (
     CODE_LIMIT,
@@ -41,6 +46,8 @@ __all__ = [
     "encode",
     "fib",
     "fibonacci_nim",
+    "implementation",
+    "implementations",
     "is_fibonacci",
     "lowest_term",
     "parse",
@@ -49,12 +56,15 @@ __all__ = [
     "solvers",
     "terms",
     "to_string",
+    "use_implementation",
     "wythoff",
 ]
 
 
 def __getattr__(name: str) -> str:
-    # `backend` is read at access time, so it follows fibnim._backend.use().
+    # read at access time, so they follow fibnim._backend.use() and use_implementation()
     if name == "backend":
         return _backend.name()
+    if name == "implementation":
+        return _backend.implementation()
     raise AttributeError(f"module 'fibnim' has no attribute {name!r}")

@@ -1,10 +1,17 @@
 """The one seam between fibnim's public API and its kernels.
 
-At import the compiled modules (fibnim._<topic>, built from fibnim_c/) are
-loaded; when they are missing the pure twins (fibnim._pure.<topic>) stand in.
+At import the compiled core (fibnim._core, built from fibnim_c/) is loaded;
+when it is missing the pure twins (fibnim._pure.<topic>) stand in. The core
+holds every topic's kernels under a prefix (wythoff_is_safe); `kernels(topic)`
+hands them out under their twins' names.
+
+The core carries several implementations of its kernels ("scalar", and on
+x86-64 "avx2", "avx512" and "avx512ifma"); it takes the best this processor
+runs. FIBNIM_IMPLEMENTATION=name, read at import, or `use_implementation(name)`
+chooses another.
 
 - FIBNIM_PURE_PYTHON=1 uses the pure twins even when the compiled ones exist.
-- FIBNIM_REQUIRE_EXTENSION=1 turns a missing or broken compiled module into
+- FIBNIM_REQUIRE_EXTENSION=1 turns a missing or broken compiled core into
   an ImportError instead of a silent fallback (CI and wheel tests set it).
 
 Public code looks kernels up at call time (``_backend.kernels("zeckendorf")``),
@@ -27,27 +34,40 @@ from types import MappingProxyType, ModuleType
 from typing import NamedTuple
 
 TOPICS = ("zeckendorf", "wythoff", "fibonacci_nim", "power_nim", "solvers")
+# every implementation a build can have, best first
+IMPLEMENTATIONS = ("avx512ifma", "avx512", "avx2", "scalar")
 
 
 def _flag(name: str) -> bool:
     return os.environ.get(name, "").strip().lower() in {"1", "true", "yes", "on"}
 
 
-def _load(package: str) -> dict[str, ModuleType]:
-    return {topic: importlib.import_module(package.format(topic)) for topic in TOPICS}
+def _topics_of(core: ModuleType) -> dict[str, ModuleType]:
+    """The core's kernels by topic, under their twins' names."""
+    topics = {}
+    for topic in TOPICS:
+        kernels = ModuleType(f"{core.__name__}.{topic}")
+        prefix = topic + "_"
+        for name in dir(core):
+            if name.startswith(prefix):
+                setattr(kernels, name[len(prefix) :], getattr(core, name))
+        topics[topic] = kernels
+    return topics
 
 
-_PURE = _load("fibnim._pure.{}")
+_PURE = {topic: importlib.import_module(f"fibnim._pure.{topic}") for topic in TOPICS}
 _COMPILED: dict[str, ModuleType] | None
+_CORE: ModuleType | None
 try:
-    _COMPILED = _load("fibnim._{}")
+    _CORE = importlib.import_module("fibnim._core")
+    _COMPILED = _topics_of(_CORE)
 except ImportError as error:
     if _flag("FIBNIM_REQUIRE_EXTENSION") and not _flag("FIBNIM_PURE_PYTHON"):
         raise ImportError(
             "fibnim's compiled extension did not load and FIBNIM_REQUIRE_EXTENSION is set: "
             f"{error}"
         ) from error
-    _COMPILED = None
+    _CORE = _COMPILED = None
     COMPILED_ERROR: ImportError | None = error
     if not _flag("FIBNIM_PURE_PYTHON"):
         warnings.warn(
@@ -86,13 +106,46 @@ def name() -> str:
     return _active.name
 
 
+def implementations() -> tuple[str, ...]:
+    """The compiled core's implementations that this processor runs, best first;
+    empty without the core."""
+    return () if _CORE is None else tuple(_CORE.implementations())
+
+
 def implementation() -> str:
-    """The code path that runs: "python" (the pure twin), or for the compiled
-    core "avx512-ifma" (its AVX-512 IFMA kernels) or "scalar" (portable C)."""
-    backend = _active
-    if backend is PURE:
+    """The code path that runs: "python" (the pure twin), or the compiled
+    core's implementation in use ("avx512ifma", "avx512", "avx2", "scalar")."""
+    if _active is PURE or _CORE is None:
         return "python"
-    return "avx512-ifma" if backend.modules["wythoff"].simd_active() else "scalar"
+    return str(_CORE.implementation())
+
+
+def _unsupported(name: object) -> str:
+    supported = implementations()
+    if _CORE is None:
+        here = f"this installation has no compiled core ({COMPILED_ERROR})"
+    else:
+        here = f"this processor and build support {', '.join(supported)}"
+    kind = "unknown" if name not in IMPLEMENTATIONS else "unsupported"
+    return (
+        f"{kind} implementation {name!r}: {here} "
+        f"(fibnim's implementations: {', '.join(IMPLEMENTATIONS)})"
+    )
+
+
+def use_implementation(name: str) -> None:
+    """Make the compiled core's kernels take implementation `name` from now on,
+    in every thread; ValueError if this processor or build does not run it."""
+    if _CORE is None or not isinstance(name, str) or not _CORE.use_implementation(name):
+        raise ValueError(_unsupported(name))
+
+
+_chosen = os.environ.get("FIBNIM_IMPLEMENTATION", "").strip()
+if _chosen:
+    try:
+        use_implementation(_chosen)
+    except ValueError as error:
+        raise ImportError(f"FIBNIM_IMPLEMENTATION={_chosen}: {error}") from None
 
 
 def available() -> tuple[str, ...]:
@@ -114,10 +167,10 @@ def use(backend: str) -> None:
 
 
 def kernels(topic: str) -> ModuleType:
-    """The kernel module of `topic` in the active backend."""
+    """The kernels of `topic` in the active backend."""
     return _active.modules[topic]
 
 
 def twins(topic: str) -> tuple[ModuleType | None, ModuleType]:
-    """(compiled, pure) kernel modules of `topic`; compiled is None when absent."""
+    """(compiled, pure) kernels of `topic`; compiled is None without the core."""
     return (None if _COMPILED is None else _COMPILED[topic]), _PURE[topic]

@@ -116,8 +116,3 @@ def classify_searched(
         raise AssertionError("the threshold names a winning take")  # by its definition
 
     return classify_rows(piles, out, limit, target)
-
-
-def use_simd(wanted: bool) -> bool:
-    """The compiled twin's switch for its AVX-512 paths; the pure twin has none."""
-    return False

@@ -101,16 +101,6 @@ def array_position(x: np.ndarray, row: np.ndarray, column: np.ndarray, limit: in
     return -1
 
 
-def use_simd(wanted: bool) -> bool:
-    """The compiled twin's switch for its AVX-512 paths; the pure twin has none."""
-    return False
-
-
-def simd_active() -> bool:
-    """Whether AVX-512 paths run: never in the pure twin."""
-    return False
-
-
 def classify(piles: np.ndarray, out: np.ndarray, misere: bool, limit: int) -> int:
     """Row i of out = (1 for a P-position or 0, the winning move's target, -1 -1
     where there is none) for the position (x, y) in row i of piles. Returns the

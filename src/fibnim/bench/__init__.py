@@ -3,6 +3,7 @@
     fibnim bench --quick --out DIR      # under a minute
     fibnim bench --out DIR              # a few minutes; --full adds N = 10**8
     fibnim bench --compare OLD.json     # each kernel's change; exit 1 on a significant regression
+    fibnim bench --implementation all   # and every kernel on each implementation the CPU runs
 
 `fibnim.bench.suite` defines what is measured; `fibnim.bench.run` measures it;
 `fibnim.bench.report` writes results.json (its schema is documented there),
@@ -16,6 +17,7 @@ import json
 import sys
 from pathlib import Path
 
+from fibnim import _backend
 from fibnim.bench import report, run
 from fibnim.bench.suite import CASES
 
@@ -39,7 +41,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "on a shared machine moved up to 15%%)",
     )
     parser.add_argument(
-        "--no-simd", action="store_true", help="the scalar kernels only (no AVX-512 paths)"
+        "--implementation",
+        choices=[*_backend.IMPLEMENTATIONS, "all"],
+        help="the compiled core's implementation to time (default: the one in use, the "
+        "best this processor runs); all: the suite on the best one, then every kernel on "
+        f"each one this processor runs (here: {', '.join(_backend.implementations())})",
     )
     parser.add_argument(
         "--kernel",
@@ -58,7 +64,10 @@ def main(arguments: argparse.Namespace) -> int:
     def progress(name: str) -> None:
         print(f"  {name}", file=sys.stderr, flush=True)
 
-    results = run.run(mode, arguments.kernel, progress, simd=not arguments.no_simd)
+    chosen = arguments.implementation
+    if chosen not in (None, "all") and chosen not in _backend.implementations():
+        raise SystemExit(f"fibnim bench: {_backend._unsupported(chosen)}")
+    results = run.run(mode, arguments.kernel, progress, chosen)
     if arguments.out:
         for path in report.write(results, arguments.out):
             print(f"written: {path}")

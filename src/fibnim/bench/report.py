@@ -2,13 +2,17 @@
 
 results.json (validated against `SCHEMA`, a JSON Schema):
 - `schema` (1), `mode` (quick, default, full), `when`, `machine`: cpu, cores,
-  platform, python, numpy, cython, compiler_flags, fibnim, backend, simd,
-  implementation (the compiled core's code path: avx512-ifma or scalar).
+  platform, python, numpy, cython, compiler_flags, fibnim, backend,
+  implementation (the compiled core's implementation that ran the suite),
+  implementations (those the processor runs, best first), features (its
+  processor features that the implementations use). Runs before the
+  implementations were named have `simd` (true for the AVX-512 IFMA kernels).
 - `kernels`: one per case, with `name`, `note`, `floor` (add or equal),
   `targets` (x_floor: at most that many times the floor; x_pure and x_hand: at
   least that many times faster than the pure twin and than numpy by hand),
   `call_overhead_us` (one call on one element) and `rows`, one per size:
-  `size`, and ns per element as {median, min, max} for `compiled`, `floor`,
+  `path_target` (x_floor at 10**7 that each vector implementation must reach;
+  the scalar one, twice it), `size`, and ns per element as {median, min, max} for `compiled`, `floor`,
   and where measured `by_hand`, `pure`, `all_threads` (the compiled core on
   every core); at the largest size also `peak_mb` (the most one call allocates)
   and `by_hand_wrong` (how many answers numpy by hand got wrong);
@@ -20,6 +24,11 @@ results.json (validated against `SCHEMA`, a JSON Schema):
   (fibnim's own figure, all cores), `floor_seconds` (numpy or pyarrow doing
   the same reading and writing, see fibnim.bench.pipelines), `target_x_floor`,
   `peak_mb` (fibnim's peak resident memory, or null) and `threads`.
+- `implementations` (with `fibnim bench --implementation all`): one row per
+  kernel, `name`, `size` (its largest), `by_hand` (ns per element of numpy by
+  hand, where there is one) and `paths`: per implementation, `ns` (median ns
+  per element), `x_floor` (the median of `x_floor_samples`, each repeat's time
+  over the floor's, timed in turns).
 - A kernel's `reference` names another kernel of the run; its `x_reference`
   target is this kernel's time per element over that one's, at the largest
   size both ran.
@@ -51,8 +60,12 @@ SCHEMA: dict[str, Any] = {
         "when": {"type": "string"},
         "machine": {
             "type": "object",
-            "required": ["cpu", "cores", "python", "numpy", "fibnim", "backend", "simd"],
-            "properties": {"cores": {"type": "integer", "minimum": 1}},
+            "required": ["cpu", "cores", "python", "numpy", "fibnim", "backend"],
+            "properties": {
+                "cores": {"type": "integer", "minimum": 1},
+                "implementations": {"type": "array", "items": {"type": "string"}},
+                "features": {"type": "array", "items": {"type": "string"}},
+            },
         },
         "kernels": {
             "type": "array",
@@ -72,6 +85,7 @@ SCHEMA: dict[str, Any] = {
                         },
                     },
                     "call_overhead_us": {"type": "number", "minimum": 0},
+                    "path_target": {"type": ["number", "null"]},
                     "rows": {
                         "type": "array",
                         "minItems": 1,
@@ -105,6 +119,28 @@ SCHEMA: dict[str, Any] = {
                 "properties": {
                     "seconds": {"type": "number", "minimum": 0},
                     "target_seconds": {"type": ["number", "null"]},
+                },
+            },
+        },
+        "implementations": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["name", "size", "paths"],
+                "properties": {
+                    "size": {"type": "integer", "minimum": 1},
+                    "by_hand": {"type": "number", "exclusiveMinimum": 0},
+                    "paths": {
+                        "type": "object",
+                        "additionalProperties": {
+                            "type": "object",
+                            "required": ["ns", "x_floor"],
+                            "properties": {
+                                "ns": {"type": "number", "exclusiveMinimum": 0},
+                                "x_floor": {"type": "number", "exclusiveMinimum": 0},
+                            },
+                        },
+                    },
                 },
             },
         },
@@ -268,8 +304,11 @@ def markdown(results: dict[str, Any], plots: list[str] | None = None) -> str:
         "",
         f"{results['when']}, mode {results['mode']}. Machine: {m['cpu']}, {m['cores']} cores, "
         f"{m['platform']}; Python {m['python']}, numpy {m['numpy']}, Cython {m['cython']}; "
-        f"fibnim {m['fibnim']} (backend {m['backend']}, code path "
-        f"{m.get('implementation') or ('avx512-ifma' if m['simd'] else 'scalar')}).",
+        f"fibnim {m['fibnim']} (backend {m['backend']}, implementation "
+        f"{m.get('implementation') or ('avx512ifma' if m.get('simd') else 'scalar')}"
+        + (f" of {', '.join(m['implementations'])}" if m.get("implementations") else "")
+        + ")."
+        + (f" Processor features used: {', '.join(m['features'])}." if m.get("features") else ""),
         "",
         "ns per element at the largest size (one thread, median of repeats, outputs "
         "preallocated where the API takes `out=`, input checks included); x floor is "
@@ -297,6 +336,8 @@ def markdown(results: dict[str, Any], plots: list[str] | None = None) -> str:
     for row in targets(results):
         met = row["met"] if isinstance(row["met"], str) else _MET[row["met"]]
         lines.append(f"| {row['kernel']} | {row['target']} | {_number(row['measured'])} | {met} |")
+    if results.get("implementations"):
+        lines += ["", *implementation_table(results)]
     if results.get("pipelines"):
         lines += [
             "",
@@ -344,6 +385,80 @@ def markdown(results: dict[str, Any], plots: list[str] | None = None) -> str:
     if plots:
         lines += ["", "## Plots", ""] + [f"![{p}]({p})" for p in plots]
     return "\n".join(lines) + "\n"
+
+
+def path_target(kernel: str, path: str, results: dict[str, Any]) -> float | None:
+    """The x floor the issue sets for kernel on path: its `path_target`, twice
+    that on the scalar path."""
+    case = next((k for k in results["kernels"] if k["name"] == kernel), {})
+    target = case.get("path_target")
+    return None if target is None else target * (2 if path == "scalar" else 1)
+
+
+def implementation_table(results: dict[str, Any]) -> list[str]:
+    """The table kernel x implementation of a run with --implementation all."""
+    rows = results["implementations"]
+    paths = [p for p in results["machine"].get("implementations", []) if p in rows[0]["paths"]]
+    lines = [
+        "## By implementation",
+        "",
+        "Each kernel at its largest size on every implementation this processor runs, "
+        "on the same inputs: ns per element (x np.add floor, median of repeats timed in "
+        "turns with the floor). A target (at N = 1e+07: the vector implementations at "
+        "most the figure, the scalar one twice it) is marked met (yes) or **not**; "
+        "x numpy is how many times faster than numpy by hand.",
+        "",
+        "| kernel | N | " + " | ".join(paths) + " | target (vector) |",
+        "|---|---|" + "---|" * len(paths) + "---|",
+    ]
+    for row in rows:
+        cells = []
+        for path in paths:
+            figures = row["paths"].get(path)
+            if figures is None:
+                cells.append("")
+                continue
+            cell = f"{_number(figures['ns'])} ({_number(figures['x_floor'])}x)"
+            target = path_target(row["name"], path, results)
+            if target is not None and row["size"] >= TARGET_SIZE:
+                cell += " yes" if figures["x_floor"] <= target else " **not**"
+            if "by_hand" in row:
+                cell += f", x numpy {_number(row['by_hand'] / figures['ns'])}"
+            cells.append(cell)
+        target = path_target(row["name"], "vector", results)
+        lines.append(
+            f"| {row['name']} | {row['size']:.0e} | " + " | ".join(cells) + f" | {_number(target)} |"
+        )
+    return lines
+
+
+def plot_paths(results: dict[str, Any], directory: Path, plt: Any) -> list[str]:
+    """implementations.png: each kernel's x floor on every implementation."""
+    rows = results.get("implementations")
+    if not rows:
+        return []
+    paths = [p for p in results["machine"].get("implementations", []) if p in rows[0]["paths"]]
+    figure, axis = plt.subplots(figsize=(11, 0.4 * len(rows) + 1.5))
+    height = 0.8 / len(paths)
+    for offset, path in enumerate(paths):
+        values = [row["paths"].get(path, {}).get("x_floor", 0) for row in rows]
+        positions = [i + height * offset for i in range(len(rows))]
+        axis.barh(positions, values, height, label=path, color=f"C{offset}")
+    targets = [path_target(row["name"], "vector", results) for row in rows]
+    for i, target in enumerate(targets):
+        if target is not None:
+            axis.plot([target, target], [i - 0.1, i + 0.8], color="black", linewidth=1)
+    axis.set_xscale("log")
+    axis.set_yticks([i + 0.4 - height / 2 for i in range(len(rows))], [r["name"] for r in rows])
+    axis.tick_params(axis="y", labelsize=8)
+    axis.invert_yaxis()
+    axis.set_xlabel("time over np.add's (log scale); black: the vector implementations' target")
+    axis.legend(fontsize=8)
+    axis.set_title(f"fibnim by implementation ({results['machine']['cpu']})")
+    figure.tight_layout()
+    figure.savefig(directory / "implementations.png", dpi=80, bbox_inches="tight")
+    plt.close(figure)
+    return ["implementations.png"]
 
 
 def plot(results: dict[str, Any], directory: Path) -> list[str]:
@@ -404,7 +519,7 @@ def plot(results: dict[str, Any], directory: Path) -> list[str]:
     figure.tight_layout()
     figure.savefig(directory / "speedups.png", dpi=80, bbox_inches="tight")
     plt.close(figure)
-    return ["time_per_element.png", "speedups.png"]
+    return ["time_per_element.png", "speedups.png", *plot_paths(results, directory, plt)]
 
 
 def write(results: dict[str, Any], directory: Path) -> list[Path]:

@@ -193,6 +193,7 @@ def measure_case(case: Case, plan: Plan, seed: int = 2026) -> dict[str, Any]:
         "reference": case.reference,
         "floor": case.floor,
         "targets": case.targets,
+        "path_target": case.path_target,
         "call_overhead_us": overhead["median"] * 1e6,
         "rows": rows,
     }
@@ -216,15 +217,27 @@ def measure_solvers(plan: Plan) -> list[dict[str, Any]]:
     return results
 
 
-def machine(simd: bool) -> dict[str, Any]:
-    cpu = platform.processor() or platform.machine()
-    try:
+# the processor features the compiled core's implementations use (x86-64), and
+# the vector unit of ARM (asimd: NEON)
+FEATURES = (
+    "avx2", "bmi2", "fma", "avx512f", "avx512vl", "avx512bw", "avx512dq", "avx512cd",
+    "avx512ifma", "asimd", "sve",
+)  # fmt: skip
+
+
+def machine() -> dict[str, Any]:
+    cpu = ""
+    flags: set[str] = set()
+    try:  # the first processor's model and flags (x86) or features (ARM)
         for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
+            key, _, value = (part.strip() for part in line.partition(":"))
+            if key == "model name" and not cpu:
+                cpu = value
+            elif key in ("flags", "Features") and not flags:
+                flags = set(value.split())
     except OSError:
         pass
+    cpu = cpu or platform.processor() or platform.machine()
     try:
         cython_version: str | None = importlib.metadata.version("Cython")
     except importlib.metadata.PackageNotFoundError:
@@ -239,15 +252,10 @@ def machine(simd: bool) -> dict[str, Any]:
         "compiler_flags": sysconfig.get_config_var("CFLAGS"),
         "fibnim": fibnim.__version__,
         "backend": fibnim.backend,
-        "simd": simd,
         "implementation": _backend.implementation(),
+        "implementations": list(_backend.implementations()),
+        "features": [f for f in FEATURES if f in flags],
     }
-
-
-def use_simd(wanted: bool) -> bool:
-    """Switch the compiled modules' AVX-512 paths; whether they are on now."""
-    modules = [_backend.twins(topic)[0] for topic in ("wythoff", "fibonacci_nim")]
-    return all(m is not None and m.use_simd(wanted) for m in modules)
 
 
 def settle_allocator() -> None:
@@ -261,26 +269,67 @@ def settle_allocator() -> None:
     del block
 
 
+def measure_paths(
+    cases: list[Case], plan: Plan, progress: Callable[[str], None] | None, seed: int = 2026
+) -> list[dict[str, Any]]:
+    """Each case at its largest size on every implementation this processor runs,
+    on the same inputs, each timed in turns with its floor: {name, size, by_hand
+    (ns per element, where there is one), paths: {implementation: {ns, x_floor,
+    x_floor_samples}}}."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for case in cases:
+        size = max([n for n in plan.sizes if n <= case.largest] or [min(plan.sizes)])
+        if progress:
+            progress(f"{case.name}, every implementation")
+        inputs = case.make(size, rng)
+        row: dict[str, Any] = {"name": case.name, "size": size, "paths": {}}
+        if case.by_hand is not None and size <= 10**7:
+            by_hand = case.by_hand
+            row["by_hand"] = timed(lambda: by_hand(inputs), 3)["median"] / size * 1e9
+        for name in _backend.implementations():
+            _backend.use_implementation(name)
+            compiled, _, ratios = paired(
+                lambda: functools.partial(case.call, inputs),
+                functools.partial(floor_call, case.floor, size),
+                plan.repeats,
+            )
+            row["paths"][name] = {
+                "ns": compiled["median"] / size * 1e9,
+                "x_floor": statistics.median(ratios),
+                "x_floor_samples": ratios,
+            }
+        rows.append(row)
+    return rows
+
+
 def run(
     mode: str = "default",
     names: list[str] | None = None,
     progress: Callable[[str], None] | None = None,
-    simd: bool = True,
+    implementation: str | None = None,
 ) -> dict[str, Any]:
-    """Measure the suite (or the cases named); the results as `report` documents them."""
+    """Measure the suite (or the cases named) on the compiled core's implementation
+    in use, or on `implementation`; with implementation "all", on the best one
+    and then every case on each one (`implementations` in the results). The
+    results as `report` documents them."""
     if "cython" not in _backend.available():
         raise RuntimeError("fibnim bench compares the compiled core: it is not built here")
-    simd_on = use_simd(simd)
-    settle_allocator()
-    plan = Plan.named(mode)
     before = _backend.name()
     _backend.use("cython")  # the machine's record names the compiled core's code path
+    path_before = _backend.implementation()
+    every_path = implementation == "all"
+    _backend.use_implementation(
+        _backend.implementations()[0] if every_path else implementation or path_before
+    )
+    settle_allocator()
+    plan = Plan.named(mode)
     cases = [c for c in CASES if names is None or c.name in names]
     results: dict[str, Any] = {
         "schema": 1,
         "mode": mode,
         "when": time.strftime("%Y-%m-%d %H:%M:%S %z"),
-        "machine": machine(simd_on),
+        "machine": machine(),
         "kernels": [],
         "solvers": [],
         "pipelines": [],
@@ -295,7 +344,9 @@ def run(
                 progress("solvers")
             results["solvers"] = measure_solvers(plan)
             results["pipelines"] = pipelines.measure(mode, 1 if mode == "quick" else 5, progress)
+        if every_path:
+            results["implementations"] = measure_paths(cases, plan, progress)
     finally:
+        _backend.use_implementation(path_before)
         _backend.use(before)
-        use_simd(True)
     return results

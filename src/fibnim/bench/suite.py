@@ -48,6 +48,8 @@ class Case:
     note: str = ""
     largest: int = 10**8  # kernels that make Python objects stop sooner
     reference: str = ""  # a case whose time in the same run x_reference divides by
+    # x floor at 10**7 that each vector implementation must reach (the scalar one: twice it)
+    path_target: float | None = None
 
 
 @dataclass(frozen=True)
@@ -66,7 +68,12 @@ class Solver:
 
 def _codes(n: int, rng: np.random.Generator) -> Inputs:
     values = rng.integers(0, fibnim.CODE_LIMIT, size=n, dtype=np.int64)
-    return {"n": values, "codes": fibnim.encode(values), "out": np.empty(n, dtype=np.uint64)}
+    return {
+        "n": values,
+        "codes": fibnim.encode(values),
+        "out": np.empty(n, dtype=np.uint64),
+        "values": np.empty(n, dtype=np.int64),
+    }
 
 
 def _wythoff_positions(n: int, rng: np.random.Generator) -> Inputs:
@@ -163,14 +170,16 @@ CASES: list[Case] = [
         by_hand=lambda d: greedy_code(d["n"]),
         wrong=_mismatch,
         targets={"x_floor": 5, "x_pure": 250},
+        path_target=4,
         note="n < F_66",
     ),
     Case(
         "zeckendorf.decode",
         make=_codes,
-        call=lambda d: fibnim.decode(d["codes"]),
+        call=lambda d: fibnim.decode(d["codes"], out=d["values"]),
         by_hand=lambda d: greedy_decode(d["codes"]),
         wrong=_mismatch,
+        path_target=4,
     ),
     Case(
         "zeckendorf.lowest_term",
@@ -198,6 +207,7 @@ CASES: list[Case] = [
         wrong=_mismatch,
         targets={"x_floor": 1.25, "x_pure": 250, "x_hand": 4},
         note="half safe pairs, half random below 2**62",
+        path_target=1.25,
     ),
     Case(
         "wythoff.is_safe (misere)",
@@ -211,6 +221,7 @@ CASES: list[Case] = [
         by_hand=lambda d: float_pair(d["m"]),
         wrong=_mismatch,
         targets={"x_floor": 1.25},
+        path_target=1.25,
     ),
     Case(
         "wythoff.is_lower",
@@ -219,6 +230,7 @@ CASES: list[Case] = [
         by_hand=lambda d: float_is_lower(d["x"]),
         wrong=_mismatch,
         targets={"x_floor": 1.0},
+        path_target=1.0,
     ),
     Case("wythoff.index", make=_wythoff_positions, call=lambda d: wythoff.index(d["x"])),
     Case(
@@ -226,6 +238,7 @@ CASES: list[Case] = [
         make=_wythoff_positions,
         call=lambda d: wythoff.winning_move(d["x"], d["y"], out=(d["first"], d["second"])),
         targets={"x_floor": 3},
+        path_target=1.5,
     ),
     Case(
         "wythoff.array_position",
@@ -241,6 +254,7 @@ CASES: list[Case] = [
         wrong=_mismatch,
         targets={"x_floor": 3},
         note="n < 2**40, r < 2**20",
+        path_target=2,
     ),
     Case(
         "fibonacci_nim.winning_take",
@@ -252,6 +266,7 @@ CASES: list[Case] = [
         make=_nim_piles,
         call=lambda d: fibonacci_nim.global_is_p(d["piles"], d["r"]),
         targets={"x_floor": 5},
+        path_target=3,
     ),
     Case(
         "fibonacci_nim.global_winning_move (2 piles)",
@@ -266,6 +281,7 @@ CASES: list[Case] = [
         by_hand=lambda d: power_two_piles(d["piles"], d["r"]),
         wrong=_mismatch,
         targets={"x_floor": 2},
+        path_target=1.25,
     ),
     Case(
         "power_nim.winning_move (3 piles)",

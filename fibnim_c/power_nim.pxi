@@ -3,10 +3,6 @@
 # checks every value as it reads it (see fibnim_c/_wythoff.pyx) and returns
 # the first row with a pile or r above limit, or -1.
 
-from libc.stdint cimport int64_t, uint8_t, uint64_t
-
-from _simd cimport power_pairs8, simd_ready
-
 
 cdef inline uint64_t xor_of_row(const uint64_t[:, ::1] piles, Py_ssize_t i,
                                 uint64_t* top) noexcept nogil:
@@ -21,16 +17,17 @@ cdef inline uint64_t xor_of_row(const uint64_t[:, ::1] piles, Py_ssize_t i,
     return x
 
 
-def is_p(const uint64_t[:, ::1] piles, const uint64_t[::1] r, uint8_t[::1] out, uint64_t limit):
+def power_nim_is_p(const uint64_t[:, ::1] piles, const uint64_t[::1] r, uint8_t[::1] out, uint64_t limit):
     """out[i] = 1 where (piles[i]; r[i]) is a P-position of power-of-two Nim:
     sb(X) > r, X the xor of the piles (a bound no smaller than the piles is infinite).
     Returns the first i with a pile or r above limit, or -1."""
     cdef Py_ssize_t i, start = 0
     cdef Py_ssize_t above = -1
     cdef uint64_t x, bound, top
+    cdef const Path* path = current_path()
     with nogil:
-        if piles.shape[1] == 2 and piles.shape[0] and simd_ready():
-            start = power_pairs8(&piles[0, 0], &r[0], &out[0], piles.shape[0], limit)
+        if piles.shape[1] == 2 and piles.shape[0] and path.power_pairs != NULL:
+            start = path.power_pairs(&piles[0, 0], &r[0], &out[0], piles.shape[0], limit)
         for i in range(start, piles.shape[0]):
             bound = r[i]
             top = bound
@@ -67,7 +64,7 @@ cdef Py_ssize_t winning_move_rows(const uint64_t[:, ::1] piles, const uint64_t[:
     return -1
 
 
-def winning_move(const uint64_t[:, ::1] piles, const uint64_t[::1] r,
+def power_nim_winning_move(const uint64_t[:, ::1] piles, const uint64_t[::1] r,
                  int64_t[::1] pile, int64_t[::1] take, bint bouton, uint64_t limit):
     """(pile[i], take[i]) = the move of spec/math.md section 7 from the first pile
     with n xor X < n: to n xor X (bouton), or sb(X) counters; -1 where none.
@@ -76,8 +73,6 @@ def winning_move(const uint64_t[:, ::1] piles, const uint64_t[::1] r,
     with nogil:
         first_bad = winning_move_rows(piles, r, pile, take, bouton, limit)
     return first_bad
-
-
 
 
 cdef Py_ssize_t classify_rows(const uint64_t[:, :] piles, int64_t[:, :] out, uint64_t bound,
@@ -113,7 +108,7 @@ cdef Py_ssize_t classify_rows(const uint64_t[:, :] piles, int64_t[:, :] out, uin
     return -1
 
 
-def classify(const uint64_t[:, :] piles, int64_t[:, :] out, uint64_t bound, bint bouton,
+def power_nim_classify(const uint64_t[:, :] piles, int64_t[:, :] out, uint64_t bound, bint bouton,
              uint64_t limit):
     """Fused kernel of fibnim.classify: row i of out is (1 for a P-position or 0,
     the position after winning_move's move, -1 throughout where there is none),

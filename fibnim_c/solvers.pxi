@@ -3,11 +3,6 @@
 # ROOK 1, BISHOP 2, KING 4, KNIGHT 8. The searches release the GIL a row (or a
 # block of states) at a time and look for Ctrl-C in between.
 
-from cpython.exc cimport PyErr_CheckSignals
-from libc.stdint cimport int64_t, uint8_t, uint32_t, uint64_t
-from libc.stdlib cimport calloc, free
-
-from _scalar cimport ctz64
 
 cdef enum:
     ROOK = 1
@@ -50,7 +45,7 @@ cdef void board_row(int piece, Py_ssize_t x, Py_ssize_t size, bint misere, uint8
             diagonal_has[diagonal] = 1
 
 
-def board(int piece, Py_ssize_t size, bint misere, uint8_t[:, ::1] out):
+def solvers_board(int piece, Py_ssize_t size, bint misere, uint8_t[:, ::1] out):
     """out[x, y] = 1 where (x, y) is a P-position: no move reaches one. In misere
     play a cell with no move at all is an N-position (its player wins). Ctrl-C
     (any signal whose handler raises) stops it between rows."""
@@ -114,7 +109,7 @@ cdef void grundy_row(int piece, Py_ssize_t x, Py_ssize_t size, Py_ssize_t words,
         add_value(diagonals + diagonal * words, value)
 
 
-def grundy(int piece, Py_ssize_t size, int64_t[:, ::1] out):
+def solvers_grundy(int piece, Py_ssize_t size, int64_t[:, ::1] out):
     """out[x, y] = the Grundy value of (x, y) in normal play: the mex of its options'.
     Ctrl-C stops it between rows."""
     # A Grundy value is at most the number of options, < 3 size + 3. Rows,
@@ -180,7 +175,7 @@ cdef enum:
     STATES_PER_CHECK = 1 << 16  # states between two looks for Ctrl-C
 
 
-def thresholds(const int64_t[::1] dims, bint power, uint32_t[::1] out, check):
+def solvers_thresholds(const int64_t[::1] dims, bint power, uint32_t[::1] out, check):
     """out[state] = T(state) for every state of the box [0, dims[0]] x ... (C order).
 
     T is the least s with a move taking s from one pile to a state whose T

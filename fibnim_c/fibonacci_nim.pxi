@@ -27,14 +27,6 @@
 # short) the kernels fall back to the encode. tests/test_fibonacci_nim.py
 # recomputes both tables.
 
-from libc.stdint cimport int64_t, uint8_t, uint32_t, uint64_t
-from libc.stdlib cimport free, malloc
-
-from _scalar cimport (
-    FIB, PHI_HI, PHI_LO, bit_length, encode_wide, fill_tables, lowest_index, lowest_term_of,
-    mul128, top_index,
-)
-from _simd cimport fib_is_p8, fib_two_pile8, simd_ready, simd_wanted
 
 cdef extern from *:
     """
@@ -113,15 +105,14 @@ cdef extern from *:
     const uint64_t ARC_LENGTH "fibnim_arc_length"[96]
     uint8_t TOP_OF_BITS "fibnim_top_of_bits"[65]
 
-fill_tables()
 TOP_OF_BITS[0] = 1
 for _bits in range(1, 65):
     TOP_OF_BITS[_bits] = min(top_index((<uint64_t>1) << (_bits - 1)), 91)
 
-ARC_TABLES = [(ARC_START[j], ARC_LENGTH[j]) for j in range(96)]
+fibonacci_nim_ARC_TABLES = [(ARC_START[j], ARC_LENGTH[j]) for j in range(96)]
 
 cdef enum:
-    BLOCK = 256  # positions per pass
+    ARC_BLOCK = 256  # positions per pass
     MARGIN = 8  # how near an arc's ends u must be to need the encode
     UNSURE = 2  # an answer still to be settled exactly
 
@@ -136,13 +127,6 @@ for _bits in range(64):
     SIMD_ROWS[192 + _bits] = ARC_START[_bits]
     SIMD_ROWS[256 + _bits] = ARC_LENGTH[_bits]
 
-
-def use_simd(bint wanted):
-    """Let the kernels take their AVX-512 paths where the processor has them (the
-    default), or not; returns whether they now do. For tests and benchmarks."""
-    global simd_wanted
-    simd_wanted = wanted
-    return simd_ready()
 
 cdef inline uint64_t golden_fraction(uint64_t v) noexcept nogil:
     # X of the header: 2**64 (v / phi mod 1), at most 2 below
@@ -165,7 +149,7 @@ cdef inline bint on_arc(uint64_t x, int j, bint* unsure) noexcept nogil:
     return u < ARC_LENGTH[j]
 
 
-def is_p(const uint64_t[::1] n, const uint64_t[::1] r, uint8_t[::1] out, uint64_t limit):
+def fibonacci_nim_is_p(const uint64_t[::1] n, const uint64_t[::1] r, uint8_t[::1] out, uint64_t limit):
     """out[i] = 1 where (n[i]; r[i]) is a P-position of one-pile Fibonacci Nim:
     n = 0, or its lowest Zeckendorf term exceeds r, that is its lowest index is
     at least top_index(r) + 1. Checks its bound as it goes (see
@@ -174,14 +158,15 @@ def is_p(const uint64_t[::1] n, const uint64_t[::1] r, uint8_t[::1] out, uint64_
     cdef bint unsure, above
     cdef int any_unsure
     cdef uint64_t v, bound
+    cdef const Path* path = current_path()
     with nogil:
         while start < size:
-            stop = start + BLOCK if size - start > BLOCK else size
+            stop = start + ARC_BLOCK if size - start > ARC_BLOCK else size
             done = start
             any_unsure = above = False
-            if simd_ready():
-                done += fib_is_p8(&n[start], &r[start], &out[start], stop - start, limit,
-                                  SIMD_ROWS, &any_unsure)
+            if path.fib_is_p != NULL:
+                done += path.fib_is_p(&n[start], &r[start], &out[start], stop - start, limit,
+                                      SIMD_ROWS, &any_unsure)
             # branch-free over the block; the rare unsure ones again, exactly
             for i in range(done, stop):
                 v = n[i]
@@ -192,7 +177,7 @@ def is_p(const uint64_t[::1] n, const uint64_t[::1] r, uint8_t[::1] out, uint64_
                 out[i] |= unsure * UNSURE
                 any_unsure |= unsure
             if above:
-                above_at = first_above(n, r, limit, done, stop)
+                above_at = first_pair_above(n, r, limit, done, stop)
                 break
             if any_unsure:
                 for i in range(start, stop):
@@ -210,7 +195,7 @@ def is_p(const uint64_t[::1] n, const uint64_t[::1] r, uint8_t[::1] out, uint64_
     return above_at
 
 
-cdef Py_ssize_t first_above(const uint64_t[::1] n, const uint64_t[::1] r, uint64_t limit,
+cdef Py_ssize_t first_pair_above(const uint64_t[::1] n, const uint64_t[::1] r, uint64_t limit,
                             Py_ssize_t start, Py_ssize_t stop) noexcept nogil:
     # The first of n[start:stop], r[start:stop] above limit; start if another
     # thread has changed it since it was read.
@@ -235,7 +220,7 @@ cdef Py_ssize_t winning_take_rows(const uint64_t[::1] n, const uint64_t[::1] r, 
     return -1
 
 
-def winning_take(const uint64_t[::1] n, const uint64_t[::1] r, int64_t[::1] out,
+def fibonacci_nim_winning_take(const uint64_t[::1] n, const uint64_t[::1] r, int64_t[::1] out,
                  uint64_t limit):
     """out[i] = the winning take from (n[i]; r[i]): its lowest term, or 0 if none wins.
     Returns the first i with n or r above limit, or -1."""
@@ -277,7 +262,7 @@ cdef bint two_pile_p(uint64_t x, uint64_t y, uint64_t r) noexcept nogil:
     return (top_index(m + FIB[t + 1]) - t - 1) % 2 == 0
 
 
-def two_pile_is_p(const uint64_t[:, ::1] piles, const uint64_t[::1] r, uint8_t[::1] out,
+def fibonacci_nim_two_pile_is_p(const uint64_t[:, ::1] piles, const uint64_t[::1] r, uint8_t[::1] out,
                   uint64_t limit):
     """out[i] = 1 where (piles[i, 0], piles[i, 1]; r[i]) is a P-position of global
     Fibonacci Nim. Checks its bound as it goes, as is_p: returns the first i with
@@ -286,17 +271,18 @@ def two_pile_is_p(const uint64_t[:, ::1] piles, const uint64_t[::1] r, uint8_t[:
     cdef uint64_t xi, yi, ri, small, large, bound, x
     cdef int t, any_unsure
     cdef bint unsure, above, at_least_next, beyond_next
+    cdef const Path* path = current_path()
     with nogil:
         while start < size:
-            stop = start + BLOCK if size - start > BLOCK else size
+            stop = start + ARC_BLOCK if size - start > ARC_BLOCK else size
             done = start
             any_unsure = above = False
             # Cases 1 and 2 of the theorem ask only whether z_1(k) is below F_{t+1}
             # or above it: two arc tests. The rest (z_1(k) = F_{t+1}), and the
             # unsure ones, go to two_pile_p in a second pass.
-            if simd_ready():
-                done += fib_two_pile8(&piles[start, 0], &r[start], &out[start], stop - start,
-                                      limit, SIMD_ROWS, &any_unsure)
+            if path.fib_two_pile != NULL:
+                done += path.fib_two_pile(&piles[start, 0], &r[start], &out[start], stop - start,
+                                          limit, SIMD_ROWS, &any_unsure)
             for i in range(done, stop):
                 xi = piles[i, 0]
                 yi = piles[i, 1]
@@ -394,7 +380,7 @@ cdef Py_ssize_t two_pile_move_rows(const uint64_t[:, ::1] piles, const uint64_t[
     return -1
 
 
-def two_pile_move(const uint64_t[:, ::1] piles, const uint64_t[::1] r,
+def fibonacci_nim_two_pile_move(const uint64_t[:, ::1] piles, const uint64_t[::1] r,
                   int64_t[::1] pile, int64_t[::1] take, uint64_t limit):
     """(pile[i], take[i]) = a winning move from (piles[i, 0], piles[i, 1]; r[i]); -1
     where none. Returns the first i with a pile or r above limit, or -1.
@@ -406,7 +392,6 @@ def two_pile_move(const uint64_t[:, ::1] piles, const uint64_t[::1] r,
     with nogil:
         first_bad = two_pile_move_rows(piles, r, pile, take, limit)
     return first_bad
-
 
 
 # Fused kernels of fibnim.classify: row i of out is (1 for a P-position or 0,
@@ -439,7 +424,7 @@ cdef Py_ssize_t one_pile_rows(const uint64_t[:, :] piles, int64_t[:, :] out, uin
     return -1
 
 
-def classify_one_pile(const uint64_t[:, :] piles, int64_t[:, :] out, uint64_t bound,
+def fibonacci_nim_classify_one_pile(const uint64_t[:, :] piles, int64_t[:, :] out, uint64_t bound,
                       bint opening, uint64_t limit):
     """One pile: take its lowest Zeckendorf term where that is at most the bound
     (opening: n - 1, the first move's)."""
@@ -469,7 +454,7 @@ cdef Py_ssize_t two_piles_rows(const uint64_t[:, :] piles, int64_t[:, :] out, ui
     return -1
 
 
-def classify_two_piles(const uint64_t[:, :] piles, int64_t[:, :] out, uint64_t bound,
+def fibonacci_nim_classify_two_piles(const uint64_t[:, :] piles, int64_t[:, :] out, uint64_t bound,
                        uint64_t limit):
     """Two piles of global Fibonacci Nim: the closed form's move (two_pile_move)."""
     cdef Py_ssize_t first_bad
@@ -509,7 +494,7 @@ cdef Py_ssize_t searched_rows(const uint64_t[:, :] piles, int64_t[:, :] out,
     return -1
 
 
-def classify_searched(const uint64_t[:, :] piles, int64_t[:, :] out, const uint32_t[::1] table,
+def fibonacci_nim_classify_searched(const uint64_t[:, :] piles, int64_t[:, :] out, const uint32_t[::1] table,
                       const int64_t[::1] steps, const uint64_t[::1] sizes, uint64_t bound,
                       uint64_t limit):
     """Three or more piles, from the threshold table T of fibnim.solvers

@@ -9,31 +9,6 @@
 # never trusted: a kernel computes nothing from a value above the limit and
 # returns its index (or -1), and fibnim._apply then reports the offending value.
 
-from libc.stdint cimport int64_t, uint8_t, uint64_t
-
-from _scalar cimport (
-    beatty, ctz64, decode_wide, encode_wide, fill_tables, lower_count, normal_safe, select,
-)
-
-from _simd cimport (
-    classify_wythoff8, is_lower8, is_safe8, pair8, simd_ready, simd_wanted, winning_move8,
-)
-
-fill_tables()
-
-
-def use_simd(bint wanted):
-    """Let the kernels take their AVX-512 IFMA paths where the processor has them
-    (the default), or not; returns whether they now do. For tests and benchmarks."""
-    global simd_wanted
-    simd_wanted = wanted
-    return simd_ready()
-
-
-def simd_active():
-    """Whether the kernels take their AVX-512 IFMA paths now."""
-    return bool(simd_ready())
-
 
 cdef inline bint safe(uint64_t small, uint64_t large, bint misere) noexcept nogil:
     if misere and large <= 2:
@@ -42,14 +17,15 @@ cdef inline bint safe(uint64_t small, uint64_t large, bint misere) noexcept nogi
     return normal_safe(small, large)
 
 
-def pair(const uint64_t[::1] n, int64_t[::1] a, int64_t[::1] b, uint64_t limit):
+def wythoff_pair(const uint64_t[::1] n, int64_t[::1] a, int64_t[::1] b, uint64_t limit):
     """(a[i], b[i]) = (a_n, b_n) for n = n[i]; the index of the first n above limit, or -1."""
     cdef Py_ssize_t i, start = 0
     cdef uint64_t v, lower
     cdef Py_ssize_t above = -1
+    cdef const Path* path = current_path()
     with nogil:
-        if n.shape[0] and simd_ready():
-            start = pair8(&n[0], &a[0], &b[0], n.shape[0], limit)
+        if n.shape[0] and path.pair != NULL:
+            start = path.pair(&n[0], &a[0], &b[0], n.shape[0], limit)
         for i in range(start, n.shape[0]):
             v = n[i]  # read once: the value checked is the value used
             if v > limit:
@@ -61,16 +37,17 @@ def pair(const uint64_t[::1] n, int64_t[::1] a, int64_t[::1] b, uint64_t limit):
     return above
 
 
-def is_safe(const uint64_t[::1] x, const uint64_t[::1] y, uint8_t[::1] out, bint misere,
+def wythoff_is_safe(const uint64_t[::1] x, const uint64_t[::1] y, uint8_t[::1] out, bint misere,
             uint64_t limit):
     """out[i] = 1 where (x[i], y[i]) is a P-position; the index of the first pile
     above limit, or -1."""
     cdef Py_ssize_t i, start = 0
     cdef uint64_t xi, yi, small, large
     cdef Py_ssize_t above = -1
+    cdef const Path* path = current_path()
     with nogil:
-        if x.shape[0] and not misere and simd_ready():
-            start = is_safe8(&x[0], &y[0], &out[0], x.shape[0], limit)
+        if x.shape[0] and not misere and path.is_safe != NULL:
+            start = path.is_safe(&x[0], &y[0], &out[0], x.shape[0], limit)
         for i in range(start, x.shape[0]):
             xi = x[i]
             yi = y[i]
@@ -87,8 +64,9 @@ cdef Py_ssize_t lower_or_upper(const uint64_t[::1] x, uint8_t[::1] out, uint64_t
     # is_lower and is_upper: out[i] = 1 where x[i] >= 1 is an A-number (B-number, upper)
     cdef Py_ssize_t i, start = 0
     cdef uint64_t v, below
-    if x.shape[0] and simd_ready():
-        start = is_lower8(&x[0], &out[0], x.shape[0], upper, limit)
+    cdef const Path* path = current_path()
+    if x.shape[0] and path.is_lower != NULL:
+        start = path.is_lower(&x[0], &out[0], x.shape[0], upper, limit)
     for i in range(start, x.shape[0]):
         v = x[i]
         if v > limit:
@@ -97,7 +75,7 @@ cdef Py_ssize_t lower_or_upper(const uint64_t[::1] x, uint8_t[::1] out, uint64_t
     return -1
 
 
-def is_lower(const uint64_t[::1] x, uint8_t[::1] out, uint64_t limit):
+def wythoff_is_lower(const uint64_t[::1] x, uint8_t[::1] out, uint64_t limit):
     """out[i] = 1 where x[i] is an A-number; the index of the first x above limit, or -1."""
     cdef Py_ssize_t above
     with nogil:
@@ -105,7 +83,7 @@ def is_lower(const uint64_t[::1] x, uint8_t[::1] out, uint64_t limit):
     return above
 
 
-def is_upper(const uint64_t[::1] x, uint8_t[::1] out, uint64_t limit):
+def wythoff_is_upper(const uint64_t[::1] x, uint8_t[::1] out, uint64_t limit):
     """out[i] = 1 where x[i] is a B-number; the index of the first x above limit, or -1."""
     cdef Py_ssize_t above
     with nogil:
@@ -126,7 +104,7 @@ cdef Py_ssize_t index_rows(const uint64_t[::1] x, int64_t[::1] out, uint64_t lim
     return -1
 
 
-def index(const uint64_t[::1] x, int64_t[::1] out, uint64_t limit):
+def wythoff_index(const uint64_t[::1] x, int64_t[::1] out, uint64_t limit):
     """out[i] = the n of the safe pair holding x[i]; 0 for 0. Returns the index of
     the first x above limit, or -1."""
     cdef Py_ssize_t first_bad
@@ -153,7 +131,7 @@ cdef Py_ssize_t partner_rows(const uint64_t[::1] x, int64_t[::1] out, uint64_t l
     return -1
 
 
-def partner(const uint64_t[::1] x, int64_t[::1] out, uint64_t limit):
+def wythoff_partner(const uint64_t[::1] x, int64_t[::1] out, uint64_t limit):
     """out[i] = the other member of x[i]'s safe pair. Returns the first i with x[i]
     above limit or a partner above 2**63 - 1 (a large A-number), or -1."""
     cdef Py_ssize_t first_bad
@@ -179,7 +157,7 @@ cdef inline void misere_endgame(uint64_t s, uint64_t l, uint64_t* ts, uint64_t* 
 
 
 cdef enum:
-    BLOCK = 512  # positions per pass of winning_move
+    MOVE_BLOCK = 512  # positions per pass of winning_move
 
 
 cdef Py_ssize_t moves(const uint64_t* x, const uint64_t* y, Py_ssize_t step, int64_t* tx,
@@ -191,14 +169,16 @@ cdef Py_ssize_t moves(const uint64_t* x, const uint64_t* y, Py_ssize_t step, int
     # limit, or -1
     cdef Py_ssize_t i, j, stop, diagonals, at
     cdef Py_ssize_t start = 0
-    cdef Py_ssize_t diagonal_at[BLOCK]
-    cdef uint64_t diagonal_d[BLOCK]
+    cdef Py_ssize_t diagonal_at[MOVE_BLOCK]
+    cdef uint64_t diagonal_d[MOVE_BLOCK]
     cdef uint64_t xi, yi, s, l, n, other, d, ts, tl, empty, none, swapped
     cdef bint lower, diagonal
-    if size and step == 1 and out_step == 1 and outcome == NULL and not misere and simd_ready():
-        start = winning_move8(x, y, tx, ty, size, limit)
+    cdef const Path* path = current_path()
+    if (size and step == 1 and out_step == 1 and outcome == NULL and not misere
+            and path.winning_move != NULL):
+        start = path.winning_move(x, y, tx, ty, size, limit)
     while start < size:
-        stop = start + BLOCK if size - start > BLOCK else size
+        stop = start + MOVE_BLOCK if size - start > MOVE_BLOCK else size
         diagonals = 0
         # Pass 1: every case but the diagonal one, with masks rather than
         # branches (which case applies is a coin toss on most data).
@@ -260,7 +240,7 @@ cdef Py_ssize_t moves(const uint64_t* x, const uint64_t* y, Py_ssize_t step, int
     return -1
 
 
-def winning_move(const uint64_t[::1] x, const uint64_t[::1] y, int64_t[::1] tx, int64_t[::1] ty,
+def wythoff_winning_move(const uint64_t[::1] x, const uint64_t[::1] y, int64_t[::1] tx, int64_t[::1] ty,
                  bint misere, uint64_t limit):
     """(tx[i], ty[i]) = Silber's winning move from (x[i], y[i]) (spec/math.md
     section 4), in pile order; -1 where there is none. Returns the index of the
@@ -280,13 +260,13 @@ cdef Py_ssize_t classify_block_rows(const char* row, Py_ssize_t in_row, Py_ssize
     cdef Py_ssize_t i, count, bad, start = 0
     # the four rows of the block, 8 elements (64 bytes) apart modulo 4 KB: at
     # equal offsets the processor takes loads for stores (4K aliasing)
-    cdef uint64_t block[4 * BLOCK + 3 * 8]
+    cdef uint64_t block[4 * MOVE_BLOCK + 3 * 8]
     cdef uint64_t* xs = block
-    cdef uint64_t* ys = block + BLOCK + 8
-    cdef int64_t* txs = <int64_t*>(block + 2 * BLOCK + 16)
-    cdef int64_t* tys = <int64_t*>(block + 3 * BLOCK + 24)
+    cdef uint64_t* ys = block + MOVE_BLOCK + 8
+    cdef int64_t* txs = <int64_t*>(block + 2 * MOVE_BLOCK + 16)
+    cdef int64_t* tys = <int64_t*>(block + 3 * MOVE_BLOCK + 24)
     while start < size:
-        count = BLOCK if size - start > BLOCK else size - start
+        count = MOVE_BLOCK if size - start > MOVE_BLOCK else size - start
         for i in range(count):
             xs[i] = (<const uint64_t*>(row + i * in_row))[0]
             ys[i] = (<const uint64_t*>(row + i * in_row + in_column))[0]
@@ -307,7 +287,7 @@ cdef Py_ssize_t classify_block_rows(const char* row, Py_ssize_t in_row, Py_ssize
 
 
 cdef Py_ssize_t contiguous_rows(const char* row, char* target, Py_ssize_t size,
-                                uint64_t limit) noexcept nogil:
+                                uint64_t limit, const Path* path) noexcept nogil:
     # classify of C-contiguous rows, normal play, by the vector kernel from the
     # first row whose out is 64-byte aligned (one of the first eight, out being
     # 8-byte aligned), so that no store of 8 rows (3 cache lines) is split
@@ -317,14 +297,14 @@ cdef Py_ssize_t contiguous_rows(const char* row, char* target, Py_ssize_t size,
     bad = classify_block_rows(row, 16, 8, target, 24, 8, head, False, limit)
     if bad >= 0:
         return bad
-    done = head + classify_wythoff8(<const uint64_t*>(row + head * 16),
-                                    <int64_t*>(target + head * 24), size - head, limit)
+    done = head + path.classify_wythoff(<const uint64_t*>(row + head * 16),
+                                        <int64_t*>(target + head * 24), size - head, limit)
     bad = classify_block_rows(row + done * 16, 16, 8, target + done * 24, 24, 8, size - done,
                               False, limit)
     return bad + done if bad >= 0 else -1
 
 
-def classify(const uint64_t[:, :] piles, int64_t[:, :] out, bint misere, uint64_t limit):
+def wythoff_classify(const uint64_t[:, :] piles, int64_t[:, :] out, bint misere, uint64_t limit):
     """Row i of out = (1 for a P-position or 0, the winning move's target (x, y),
     -1 -1 where there is none) for the position (x, y) in row i of piles, read
     with any strides. Returns the first row with a pile above limit, or -1."""
@@ -333,15 +313,16 @@ def classify(const uint64_t[:, :] piles, int64_t[:, :] out, bint misere, uint64_
     cdef char* target
     cdef Py_ssize_t in_row = piles.strides[0], in_column = piles.strides[1]
     cdef Py_ssize_t out_row = out.strides[0], out_column = out.strides[1]
+    cdef const Path* path = current_path()
     if size == 0:
         return -1
     row = <const char*>&piles[0, 0]
     target = <char*>&out[0, 0]
     with nogil:
-        if (not misere and simd_ready() and in_row == 16 and in_column == 8 and out_row == 24
-                and out_column == 8):
-            bad = contiguous_rows(row, target, size, limit)
-        elif misere or not simd_ready():
+        if (not misere and path.classify_wythoff != NULL and in_row == 16 and in_column == 8
+                and out_row == 24 and out_column == 8):
+            bad = contiguous_rows(row, target, size, limit, path)
+        elif misere or path.winning_move == NULL:
             # the scalar kernel reads and writes in place (fibnim.classify hands
             # over aligned arrays only: strides of whole elements)
             bad = moves(<const uint64_t*>row, <const uint64_t*>(row + in_column), in_row // 8,
@@ -405,7 +386,7 @@ cdef Py_ssize_t array_position_rows(const uint64_t[::1] x, int64_t[::1] row, int
     return -1
 
 
-def array_position(const uint64_t[::1] x, int64_t[::1] row, int64_t[::1] column,
+def wythoff_array_position(const uint64_t[::1] x, int64_t[::1] row, int64_t[::1] column,
                    uint64_t limit):
     """(row[i], column[i]) = the 1-based place of x[i] >= 1 in the Wythoff array.
     Returns the first i with x[i] = 0 (not in the array) or above limit, or -1."""

@@ -4,15 +4,6 @@
 # it (against `limit`, and its own rule) and computes nothing from a bad one:
 # it returns that value's index, or -1, and fibnim._apply raises the error.
 
-from libc.stdint cimport uint8_t, uint64_t, int64_t
-
-from _scalar cimport (
-    C22, C44, EVEN_BITS, FIB, decode as decode_one, encode as encode_one, encode_wide,
-    fill_tables, lowest_index, lowest_term_of,
-)
-
-fill_tables()
-
 
 cdef inline void write_digits(uint8_t* row, Py_ssize_t width, uint64_t lo, uint64_t hi) noexcept nogil:
     # Most significant first: row[width - 1] is bit 0 of the 128-bit code (lo, hi).
@@ -27,7 +18,7 @@ cdef inline void write_digits(uint8_t* row, Py_ssize_t width, uint64_t lo, uint6
 
 # The (j, a_j, c_j) of each block estimate of _scalar.encode, so the tests can
 # recompute the error bound the proof there relies on.
-ENCODE_LEVELS = ((44, 23, C44), (22, 8, C22))
+zeckendorf_ENCODE_LEVELS = ((44, 23, C44), (22, 8, C22))
 
 
 cdef Py_ssize_t fib_rows(const uint64_t[::1] k, uint64_t[::1] out, uint64_t limit) noexcept nogil:
@@ -39,7 +30,7 @@ cdef Py_ssize_t fib_rows(const uint64_t[::1] k, uint64_t[::1] out, uint64_t limi
     return -1
 
 
-def fib(const uint64_t[::1] k, uint64_t[::1] out, uint64_t limit):
+def zeckendorf_fib(const uint64_t[::1] k, uint64_t[::1] out, uint64_t limit):
     """out[i] = F_{k[i]}; returns the first i with k[i] above limit (<= 93), or -1."""
     cdef Py_ssize_t first_bad
     with nogil:
@@ -77,7 +68,7 @@ cdef Py_ssize_t encode_rows(const uint64_t[::1] n, uint64_t[::1] out, uint64_t l
     return -1
 
 
-def encode(const uint64_t[::1] n, uint64_t[::1] out, uint64_t limit):
+def zeckendorf_encode(const uint64_t[::1] n, uint64_t[::1] out, uint64_t limit):
     """out[i] = the Zeckendorf code of n[i]; returns the first i with n[i] above
     limit (< F_66), or -1."""
     cdef Py_ssize_t first_bad
@@ -108,7 +99,7 @@ cdef Py_ssize_t decode_rows(const uint64_t[::1] code, int64_t[::1] out, uint64_t
     return -1
 
 
-def decode(const uint64_t[::1] code, int64_t[::1] out, uint64_t limit):
+def zeckendorf_decode(const uint64_t[::1] code, int64_t[::1] out, uint64_t limit):
     """out[i] = the value of code[i]; returns the first i where code[i] is above
     limit or has two adjacent set bits, or -1."""
     cdef Py_ssize_t first_bad
@@ -128,7 +119,7 @@ cdef Py_ssize_t lowest_term_rows(const uint64_t[::1] n, uint64_t[::1] out, uint6
     return -1
 
 
-def lowest_term(const uint64_t[::1] n, uint64_t[::1] out, uint64_t limit):
+def zeckendorf_lowest_term(const uint64_t[::1] n, uint64_t[::1] out, uint64_t limit):
     """out[i] = z_1(n[i]), the smallest Zeckendorf term; 0 for 0. Returns the
     first i with n[i] above limit, or -1."""
     cdef Py_ssize_t first_bad
@@ -150,7 +141,7 @@ cdef Py_ssize_t is_fibonacci_rows(const uint64_t[::1] n, uint8_t[::1] out, uint6
     return -1
 
 
-def is_fibonacci(const uint64_t[::1] n, uint8_t[::1] out, uint64_t limit):
+def zeckendorf_is_fibonacci(const uint64_t[::1] n, uint8_t[::1] out, uint64_t limit):
     """out[i] = 1 if n[i] is a Fibonacci number (0 = F_0 included). Returns the
     first i with n[i] above limit, or -1."""
     cdef Py_ssize_t first_bad
@@ -172,7 +163,7 @@ cdef Py_ssize_t digits_rows(const uint64_t[::1] n, uint8_t[:, ::1] out, uint64_t
     return -1
 
 
-def digits(const uint64_t[::1] n, uint8_t[:, ::1] out, uint64_t limit):
+def zeckendorf_digits(const uint64_t[::1] n, uint8_t[:, ::1] out, uint64_t limit):
     """out[i] = the digits of n[i] for F_{w+1} .. F_2, w = out.shape[1]. Returns the
     first i with n[i] above limit (F_{w+2} - 1 at most, so that the digits fit), or -1."""
     cdef Py_ssize_t first_bad
@@ -208,7 +199,7 @@ cdef Py_ssize_t second_canonical_digits_rows(const uint64_t[::1] n, uint8_t[:, :
     return -1
 
 
-def second_canonical_digits(const uint64_t[::1] n, uint8_t[:, ::1] out, uint64_t limit):
+def zeckendorf_second_canonical_digits(const uint64_t[::1] n, uint8_t[:, ::1] out, uint64_t limit):
     """out[i] = the second canonical digits of n[i] for F_w .. F_1, w = out.shape[1].
     Returns the first i with n[i] = 0 (which has no such form) or above limit, or -1."""
     cdef Py_ssize_t first_bad

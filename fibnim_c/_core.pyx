@@ -1,0 +1,44 @@
+# fibnim's compiled core, one extension module: the compiled twin of every
+# fibnim._pure module, the tables they share (filled once, here) and the one
+# dispatcher over the implementations of fibnim_c/simd.h. Each topic's kernels
+# carry its name as a prefix (wythoff_is_safe is fibnim._pure.wythoff.is_safe);
+# fibnim._backend hands them out by topic under their twins' names.
+
+from cpython.exc cimport PyErr_CheckSignals
+from libc.stdint cimport int64_t, uint8_t, uint32_t, uint64_t
+from libc.stdlib cimport calloc, free, malloc
+
+from _scalar cimport *
+from _simd cimport *
+
+fill_tables()
+
+
+def implementations():
+    """The implementations this processor runs, best first (the last: "scalar")."""
+    return tuple(PATHS[i].name.decode() for i in range(PATH_COUNT) if path_supported(i))
+
+
+def implementation():
+    """The implementation the kernels take now."""
+    return current_path().name.decode()
+
+
+def use_implementation(str name):
+    """Make every kernel take the implementation `name`; False if this processor
+    does not run it (or no implementation has that name)."""
+    cdef int i
+    for i in range(PATH_COUNT):
+        if PATHS[i].name.decode() == name and path_supported(i):
+            use_path(i)
+            return True
+    return False
+
+
+use_implementation(implementations()[0])
+
+include "zeckendorf.pxi"
+include "wythoff.pxi"
+include "fibonacci_nim.pxi"
+include "power_nim.pxi"
+include "solvers.pxi"

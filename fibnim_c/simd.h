@@ -1,0 +1,122 @@
+/* fibnim's implementations ("paths") and the one dispatcher that picks among
+   them, once at import and again whenever fibnim.use_implementation asks.
+
+   A path is a table of vector kernels. Each kernel does a leading part of its
+   input (a multiple of its lane count) and returns how far it got; the
+   portable scalar loop of the Cython kernel finishes the rest, and does
+   everything where the table has NULL. The scalar path is all NULL. The x86-64
+   paths are compiled with per-function target attributes into every build
+   (GCC or Clang on x86-64), so one binary carries them all and runs the best
+   its processor has. FIBNIM_NO_SIMD leaves them out. */
+#ifndef FIBNIM_SIMD_H
+#define FIBNIM_SIMD_H
+
+#include "scalar.h"
+
+/* what a path needs of the processor */
+enum { FIBNIM_NEEDS_AVX2 = 1, FIBNIM_NEEDS_AVX512 = 2, FIBNIM_NEEDS_IFMA = 4 };
+
+typedef struct {
+    const char *name;
+    int needs;
+    Py_ssize_t (*is_safe)(const uint64_t *x, const uint64_t *y, uint8_t *out, Py_ssize_t n,
+                          uint64_t limit);
+    Py_ssize_t (*pair)(const uint64_t *n, int64_t *a, int64_t *b, Py_ssize_t count,
+                       uint64_t limit);
+    Py_ssize_t (*is_lower)(const uint64_t *x, uint8_t *out, Py_ssize_t n, int upper,
+                           uint64_t limit);
+    Py_ssize_t (*winning_move)(const uint64_t *x, const uint64_t *y, int64_t *tx, int64_t *ty,
+                               Py_ssize_t n, uint64_t limit);
+    /* piles (n, 2) in, out (n, 3) = (1 for P or 0, the target, -1 -1 where none) */
+    Py_ssize_t (*classify_wythoff)(const uint64_t *piles, int64_t *out, Py_ssize_t n,
+                                   uint64_t limit);
+    Py_ssize_t (*power_pairs)(const uint64_t *piles, const uint64_t *r, uint8_t *out,
+                              Py_ssize_t n, uint64_t limit);
+    /* rows: the tables of SIMD_ROWS in fibonacci_nim.pxi; out 2 where unsure */
+    Py_ssize_t (*fib_is_p)(const uint64_t *n, const uint64_t *r, uint8_t *out, Py_ssize_t count,
+                           uint64_t limit, const uint64_t *rows, int *any_unsure);
+    Py_ssize_t (*fib_two_pile)(const uint64_t *piles, const uint64_t *r, uint8_t *out,
+                               Py_ssize_t count, uint64_t limit, const uint64_t *rows,
+                               int *any_unsure);
+} fibnim_path;
+
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(FIBNIM_NO_SIMD)
+#define FIBNIM_X86_PATHS 1
+#include <immintrin.h>
+#include <string.h>
+
+/* shared by the kernels of every vector path */
+#define FIBNIM_SMALL (1LL << 24)
+#define FIBNIM_PHI_MINUS_1 0.6180339887498949
+enum { FIBNIM_SMALL_LANES, FIBNIM_ONE_LIMB_LANES, FIBNIM_WIDE_LANES };
+enum { FIBNIM_ARC_MARGIN = 8 };
+
+typedef struct { __m512i top[8], next[8], after[8], start[8], length[8]; } fibnim_arc_tables;
+
+#define FIBNIM_PATH(name) fibnim_##name##_avx512ifma
+#define FIBNIM_TARGET __attribute__((target("avx512f,avx512vl,avx512bw,avx512dq,avx512cd,avx512ifma")))
+#define FIBNIM_IFMA 1
+#include "simd_avx512.h"
+#undef FIBNIM_PATH
+#undef FIBNIM_TARGET
+#undef FIBNIM_IFMA
+
+#define FIBNIM_PATH(name) fibnim_##name##_avx512
+#define FIBNIM_TARGET __attribute__((target("avx512f,avx512vl,avx512bw,avx512dq,avx512cd")))
+#define FIBNIM_IFMA 0
+#include "simd_avx512.h"
+#undef FIBNIM_PATH
+#undef FIBNIM_TARGET
+#undef FIBNIM_IFMA
+
+#include "simd_avx2.h"
+
+#define FIBNIM_PATH_TABLE(suffix, needs) { #suffix, needs, \
+    fibnim_is_safe8_##suffix, fibnim_pair8_##suffix, fibnim_is_lower8_##suffix, \
+    fibnim_winning_move8_##suffix, fibnim_classify_wythoff8_##suffix, \
+    fibnim_power_pairs8_##suffix, fibnim_fib_is_p8_##suffix, fibnim_fib_two_pile8_##suffix }
+#endif
+
+/* best first; the last, scalar, runs anywhere */
+static const fibnim_path fibnim_paths[] = {
+#ifdef FIBNIM_X86_PATHS
+    FIBNIM_PATH_TABLE(avx512ifma, FIBNIM_NEEDS_AVX512 | FIBNIM_NEEDS_IFMA),
+    FIBNIM_PATH_TABLE(avx512, FIBNIM_NEEDS_AVX512),
+    /* classify goes through winning_move, a block of rows at a time */
+    { "avx2", FIBNIM_NEEDS_AVX2, fibnim_is_safe4, fibnim_pair4, fibnim_is_lower4,
+      fibnim_winning_move4, NULL, fibnim_power_pairs4, NULL, NULL },
+#endif
+    { "scalar", 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL },
+};
+enum { FIBNIM_PATH_COUNT = sizeof(fibnim_paths) / sizeof(fibnim_paths[0]) };
+
+/* What this processor has of what the paths need (the operating system must
+   save the wider registers too, which __builtin_cpu_supports checks). */
+static int fibnim_processor(void) {
+    int has = 0;
+#ifdef FIBNIM_X86_PATHS
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2")
+            && __builtin_cpu_supports("fma"))
+        has |= FIBNIM_NEEDS_AVX2;
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl")
+            && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq")
+            && __builtin_cpu_supports("avx512cd"))
+        has |= FIBNIM_NEEDS_AVX512;
+    if (__builtin_cpu_supports("avx512ifma"))
+        has |= FIBNIM_NEEDS_IFMA;
+#endif
+    return has;
+}
+
+static int fibnim_path_supported(int i) {
+    return (fibnim_paths[i].needs & ~fibnim_processor()) == 0;
+}
+
+/* the path in use; a kernel reads it once per call */
+static const fibnim_path *fibnim_current = &fibnim_paths[FIBNIM_PATH_COUNT - 1];
+
+static const fibnim_path *fibnim_current_path(void) { return fibnim_current; }
+static void fibnim_use_path(int i) { fibnim_current = &fibnim_paths[i]; }
+
+#endif

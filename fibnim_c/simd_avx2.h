@@ -1,0 +1,245 @@
+/* fibnim's AVX2 kernels, four lanes at a time (Haswell and later, AMD Zen and
+   later), with the contract of simd_avx512.h: each does a leading multiple of
+   4 elements and returns how many, stopping before four values of which one
+   exceeds `limit`. AVX2 has no unsigned 64-bit compares or min/max and no mask
+   registers: compares are signed ones on values with the top bit flipped, and
+   masks are lanes of all ones. The exact product m * F comes from 32-bit limbs
+   (vpmuludq), as in the AVX-512 kernels without IFMA. */
+
+#define FIBNIM_AVX2 __attribute__((target("avx2,bmi2,fma")))
+
+FIBNIM_AVX2 static inline __m256i fibnim_gt4(__m256i a, __m256i b) {  /* a > b, unsigned */
+    const __m256i top = _mm256_set1_epi64x((long long)0x8000000000000000ULL);
+    return _mm256_cmpgt_epi64(_mm256_xor_si256(a, top), _mm256_xor_si256(b, top));
+}
+
+FIBNIM_AVX2 static inline __m256i fibnim_min4(__m256i a, __m256i b) {
+    return _mm256_blendv_epi8(a, b, fibnim_gt4(a, b));
+}
+
+FIBNIM_AVX2 static inline __m256i fibnim_max4(__m256i a, __m256i b) {
+    return _mm256_blendv_epi8(b, a, fibnim_gt4(a, b));
+}
+
+FIBNIM_AVX2 static inline int fibnim_any4(__m256i mask) {
+    return !_mm256_testz_si256(mask, mask);
+}
+
+/* four lanes of all ones or zeros as four bytes of 1 or 0 */
+FIBNIM_AVX2 static inline void fibnim_store_bools4(uint8_t *out, __m256i mask) {
+    uint32_t bytes = _pdep_u32((uint32_t)_mm256_movemask_pd(_mm256_castsi256_pd(mask)), 0x01010101u);
+    memcpy(out, &bytes, 4);
+}
+
+/* golden_split of _scalar.pxd for four m <= 2**63: see golden_split8 (no IFMA)
+   of simd_avx512.h; one_limb when every m is below 2**32. */
+FIBNIM_AVX2 static inline __m256i fibnim_golden_split4(
+        __m256i m, __m256i *frac_hi, __m256i *frac_lo, int one_limb) {
+    const __m256i low = _mm256_set1_epi64x(0xffffffffLL);
+    const __m256i f0 = _mm256_set1_epi64x(0x5cedc834LL), f1 = _mm256_set1_epi64x(0xf39cc060LL);
+    const __m256i f2 = _mm256_set1_epi64x(0x7f4a7c15LL), f3 = _mm256_set1_epi64x(0x9e3779b9LL);
+    __m256i p00 = _mm256_mul_epu32(m, f0), p01 = _mm256_mul_epu32(m, f1);
+    __m256i p02 = _mm256_mul_epu32(m, f2), p03 = _mm256_mul_epu32(m, f3);
+    __m256i c0 = _mm256_and_si256(p00, low);
+    __m256i c1 = _mm256_add_epi64(_mm256_srli_epi64(p00, 32), _mm256_and_si256(p01, low));
+    __m256i c2 = _mm256_add_epi64(_mm256_srli_epi64(p01, 32), _mm256_and_si256(p02, low));
+    __m256i c3 = _mm256_add_epi64(_mm256_srli_epi64(p02, 32), _mm256_and_si256(p03, low));
+    __m256i c4 = _mm256_srli_epi64(p03, 32);
+    __m256i c5 = _mm256_setzero_si256();
+    if (!one_limb) {
+        __m256i m1 = _mm256_srli_epi64(m, 32);
+        __m256i p10 = _mm256_mul_epu32(m1, f0), p11 = _mm256_mul_epu32(m1, f1);
+        __m256i p12 = _mm256_mul_epu32(m1, f2), p13 = _mm256_mul_epu32(m1, f3);
+        c1 = _mm256_add_epi64(c1, _mm256_and_si256(p10, low));
+        c2 = _mm256_add_epi64(c2, _mm256_add_epi64(_mm256_srli_epi64(p10, 32), _mm256_and_si256(p11, low)));
+        c3 = _mm256_add_epi64(c3, _mm256_add_epi64(_mm256_srli_epi64(p11, 32), _mm256_and_si256(p12, low)));
+        c4 = _mm256_add_epi64(c4, _mm256_add_epi64(_mm256_srli_epi64(p12, 32), _mm256_and_si256(p13, low)));
+        c5 = _mm256_srli_epi64(p13, 32);
+    }
+    c2 = _mm256_add_epi64(c2, _mm256_srli_epi64(c1, 32));
+    c3 = _mm256_add_epi64(c3, _mm256_srli_epi64(c2, 32));
+    c4 = _mm256_add_epi64(c4, _mm256_srli_epi64(c3, 32));
+    c5 = _mm256_add_epi64(c5, _mm256_srli_epi64(c4, 32));
+    *frac_lo = _mm256_or_si256(c0, _mm256_slli_epi64(c1, 32));
+    *frac_hi = _mm256_or_si256(_mm256_and_si256(c2, low), _mm256_slli_epi64(c3, 32));
+    return _mm256_or_si256(_mm256_and_si256(c4, low), _mm256_slli_epi64(c5, 32));
+}
+
+FIBNIM_AVX2 static inline __m256i fibnim_golden_floor4(__m256i m, int one_limb) {
+    __m256i frac_hi, frac_lo;
+    return fibnim_golden_split4(m, &frac_hi, &frac_lo, one_limb);
+}
+
+/* lower_count of _scalar.pxd for four x: lanes of ones where x is an A-number
+   (x >= 1 or not), the count of A-numbers <= x in *below */
+FIBNIM_AVX2 static inline __m256i fibnim_lower_count4(__m256i x, __m256i *below, int one_limb) {
+    const __m256i phi_hi = _mm256_set1_epi64x((long long)FIBNIM_PHI_HI);
+    const __m256i phi_lo = _mm256_set1_epi64x((long long)FIBNIM_PHI_LO);
+    __m256i frac_hi, frac_lo;
+    *below = fibnim_golden_split4(_mm256_add_epi64(x, _mm256_set1_epi64x(1)), &frac_hi, &frac_lo,
+                                  one_limb);
+    return _mm256_or_si256(fibnim_gt4(phi_hi, frac_hi),
+        _mm256_and_si256(_mm256_cmpeq_epi64(frac_hi, phi_hi), fibnim_gt4(phi_lo, frac_lo)));
+}
+
+/* Below 2**24 (FIBNIM_SMALL) doubles do both, as in simd_avx512.h; values
+   below 2**52 convert exactly by adding their bits to those of 2**52. */
+FIBNIM_AVX2 static inline __m256d fibnim_to_double4(__m256i small) {
+    const __m256i two52 = _mm256_set1_epi64x(0x4330000000000000LL);
+    return _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(small, two52)),
+                         _mm256_castsi256_pd(two52));
+}
+
+FIBNIM_AVX2 static inline __m256i fibnim_to_integer4(__m256d whole) {  /* whole < 2**52 */
+    const __m256i two52 = _mm256_set1_epi64x(0x4330000000000000LL);
+    return _mm256_sub_epi64(_mm256_castpd_si256(_mm256_add_pd(whole, _mm256_castsi256_pd(two52))),
+                            two52);
+}
+
+FIBNIM_AVX2 static inline __m256i fibnim_golden_floor4_small(__m256i m) {
+    __m256d t = _mm256_mul_pd(fibnim_to_double4(m), _mm256_set1_pd(FIBNIM_PHI_MINUS_1));
+    return fibnim_to_integer4(_mm256_floor_pd(t));
+}
+
+FIBNIM_AVX2 static inline __m256i fibnim_lower_count4_small(__m256i x, __m256i *below) {
+    __m256d t = _mm256_mul_pd(fibnim_to_double4(_mm256_add_epi64(x, _mm256_set1_epi64x(1))),
+                              _mm256_set1_pd(FIBNIM_PHI_MINUS_1));
+    __m256d whole = _mm256_floor_pd(t);
+    *below = fibnim_to_integer4(whole);
+    return _mm256_castpd_si256(_mm256_cmp_pd(_mm256_sub_pd(t, whole),
+                                             _mm256_set1_pd(FIBNIM_PHI_MINUS_1), _CMP_LT_OQ));
+}
+
+/* the width of four lanes by their largest value: FIBNIM_SMALL_LANES (every
+   value below 2**24), FIBNIM_ONE_LIMB_LANES (below 2**32 - 1) or wide */
+FIBNIM_AVX2 static inline int fibnim_width4(__m256i largest) {
+    if (fibnim_any4(fibnim_gt4(largest, _mm256_set1_epi64x((1LL << 32) - 2))))
+        return FIBNIM_WIDE_LANES;
+    if (fibnim_any4(fibnim_gt4(largest, _mm256_set1_epi64x(FIBNIM_SMALL - 1))))
+        return FIBNIM_ONE_LIMB_LANES;
+    return FIBNIM_SMALL_LANES;
+}
+
+FIBNIM_AVX2 static inline __m256i fibnim_golden_floor4_by_width(__m256i m, int width) {
+    return width == FIBNIM_SMALL_LANES ? fibnim_golden_floor4_small(m)
+        : fibnim_golden_floor4(m, width == FIBNIM_ONE_LIMB_LANES);
+}
+
+FIBNIM_AVX2 static Py_ssize_t fibnim_is_safe4(
+        const uint64_t *x, const uint64_t *y, uint8_t *out, Py_ssize_t n, uint64_t limit) {
+    Py_ssize_t i = 0;
+    const __m256i most = _mm256_set1_epi64x((long long)limit);
+    for (; i + 4 <= n; i += 4) {
+        __m256i a = _mm256_loadu_si256((const __m256i *)(x + i));
+        __m256i b = _mm256_loadu_si256((const __m256i *)(y + i));
+        __m256i s = fibnim_min4(a, b);
+        __m256i large = fibnim_max4(a, b);
+        if (fibnim_any4(fibnim_gt4(large, most))) break;
+        __m256i d = _mm256_sub_epi64(large, s);
+        __m256i a_d = _mm256_add_epi64(d, fibnim_golden_floor4_by_width(d, fibnim_width4(d)));
+        fibnim_store_bools4(out + i, _mm256_cmpeq_epi64(s, a_d));
+    }
+    return i;
+}
+
+FIBNIM_AVX2 static Py_ssize_t fibnim_pair4(
+        const uint64_t *n, int64_t *a, int64_t *b, Py_ssize_t count, uint64_t limit) {
+    Py_ssize_t i = 0;
+    const __m256i most = _mm256_set1_epi64x((long long)limit);
+    for (; i + 4 <= count; i += 4) {
+        __m256i v = _mm256_loadu_si256((const __m256i *)(n + i));
+        if (fibnim_any4(fibnim_gt4(v, most))) break;
+        __m256i lower = _mm256_add_epi64(v, fibnim_golden_floor4_by_width(v, fibnim_width4(v)));
+        _mm256_storeu_si256((__m256i *)(a + i), lower);
+        _mm256_storeu_si256((__m256i *)(b + i), _mm256_add_epi64(lower, v));
+    }
+    return i;
+}
+
+FIBNIM_AVX2 static Py_ssize_t fibnim_is_lower4(
+        const uint64_t *x, uint8_t *out, Py_ssize_t n, int upper, uint64_t limit) {
+    Py_ssize_t i = 0;
+    const __m256i most = _mm256_set1_epi64x((long long)limit);
+    const __m256i zero = _mm256_setzero_si256();
+    for (; i + 4 <= n; i += 4) {
+        __m256i v = _mm256_loadu_si256((const __m256i *)(x + i));
+        if (fibnim_any4(fibnim_gt4(v, most))) break;
+        __m256i below;
+        int width = fibnim_width4(v);
+        __m256i lower = width == FIBNIM_SMALL_LANES ? fibnim_lower_count4_small(v, &below)
+            : fibnim_lower_count4(v, &below, width == FIBNIM_ONE_LIMB_LANES);
+        __m256i is_zero = _mm256_cmpeq_epi64(v, zero);
+        __m256i result = upper ? _mm256_andnot_si256(_mm256_or_si256(lower, is_zero), _mm256_set1_epi64x(-1))
+            : _mm256_andnot_si256(is_zero, lower);
+        fibnim_store_bools4(out + i, result);
+    }
+    return i;
+}
+
+/* Silber's winning move from four positions, as fibnim_move8 of simd_avx512.h */
+FIBNIM_AVX2 static inline void fibnim_move4(
+        __m256i a, __m256i b, int width, __m256i *ta, __m256i *tb) {
+    const __m256i zero = _mm256_setzero_si256();
+    __m256i s = fibnim_min4(a, b);
+    __m256i l = fibnim_max4(a, b);
+    __m256i below;
+    __m256i lower = width == FIBNIM_SMALL_LANES ? fibnim_lower_count4_small(s, &below)
+        : fibnim_lower_count4(s, &below, width == FIBNIM_ONE_LIMB_LANES);
+    __m256i other = _mm256_add_epi64(below, _mm256_and_si256(lower, s));
+    __m256i is_zero = _mm256_cmpeq_epi64(s, zero);
+    __m256i equal = _mm256_cmpeq_epi64(s, l);
+    __m256i none = _mm256_or_si256(
+        _mm256_andnot_si256(is_zero, _mm256_and_si256(lower, _mm256_cmpeq_epi64(l, other))),
+        _mm256_cmpeq_epi64(l, zero));
+    __m256i empty = _mm256_or_si256(equal, is_zero);
+    __m256i diagonal = _mm256_andnot_si256(empty, _mm256_and_si256(lower, fibnim_gt4(other, l)));
+    __m256i ts = _mm256_andnot_si256(empty, s);
+    __m256i tl = _mm256_andnot_si256(empty, other);
+    __m256i d = _mm256_sub_epi64(l, s);
+    __m256i a_d = _mm256_add_epi64(d, fibnim_golden_floor4_by_width(d, width));
+    ts = _mm256_or_si256(_mm256_blendv_epi8(ts, a_d, diagonal), none);
+    tl = _mm256_or_si256(_mm256_blendv_epi8(tl, _mm256_add_epi64(a_d, d), diagonal), none);
+    __m256i swapped = fibnim_gt4(a, b);
+    *ta = _mm256_blendv_epi8(ts, tl, swapped);
+    *tb = _mm256_blendv_epi8(tl, ts, swapped);
+}
+
+FIBNIM_AVX2 static Py_ssize_t fibnim_winning_move4(
+        const uint64_t *x, const uint64_t *y, int64_t *tx, int64_t *ty, Py_ssize_t n,
+        uint64_t limit) {
+    Py_ssize_t i = 0;
+    const __m256i most = _mm256_set1_epi64x((long long)limit);
+    for (; i + 4 <= n; i += 4) {
+        __m256i a = _mm256_loadu_si256((const __m256i *)(x + i));
+        __m256i b = _mm256_loadu_si256((const __m256i *)(y + i));
+        __m256i l = fibnim_max4(a, b);
+        if (fibnim_any4(fibnim_gt4(l, most))) break;
+        __m256i ta, tb;
+        fibnim_move4(a, b, fibnim_width4(l), &ta, &tb);
+        _mm256_storeu_si256((__m256i *)(tx + i), ta);
+        _mm256_storeu_si256((__m256i *)(ty + i), tb);
+    }
+    return i;
+}
+
+/* Two-pile power-of-two Nim: P iff X = 0 or sb(X) > r, X = n_0 xor n_1 */
+FIBNIM_AVX2 static Py_ssize_t fibnim_power_pairs4(
+        const uint64_t *piles, const uint64_t *r, uint8_t *out, Py_ssize_t n, uint64_t limit) {
+    Py_ssize_t i = 0;
+    const __m256i most = _mm256_set1_epi64x((long long)limit);
+    for (; i + 4 <= n; i += 4) {
+        __m256i lo = _mm256_loadu_si256((const __m256i *)(piles + 2 * i));
+        __m256i hi = _mm256_loadu_si256((const __m256i *)(piles + 2 * i + 4));
+        __m256i bound = _mm256_loadu_si256((const __m256i *)(r + i));
+        __m256i top = fibnim_max4(fibnim_max4(lo, hi), bound);
+        if (fibnim_any4(fibnim_gt4(top, most))) break;
+        /* rows 0, 2, 1, 3 after the unpacks; the permute puts them in order */
+        __m256i x = _mm256_permute4x64_epi64(
+            _mm256_xor_si256(_mm256_unpacklo_epi64(lo, hi), _mm256_unpackhi_epi64(lo, hi)), 0xD8);
+        __m256i lowest = _mm256_and_si256(x, _mm256_sub_epi64(_mm256_setzero_si256(), x));
+        __m256i p = _mm256_or_si256(_mm256_cmpeq_epi64(x, _mm256_setzero_si256()),
+                                    fibnim_gt4(lowest, bound));
+        fibnim_store_bools4(out + i, p);
+    }
+    return i;
+}

@@ -1,0 +1,488 @@
+/* fibnim's AVX-512 kernels, eight lanes at a time: included twice by simd.h,
+   once with IFMA (52-bit multiply-add: FIBNIM_IFMA 1) and once without, each
+   time with its own FIBNIM_TARGET and FIBNIM_PATH(name), the name suffixed by
+   the path. Each kernel returns how many leading elements it did (a multiple
+   of 8); the caller's scalar loop finishes the rest. Each stops before eight
+   values of which one exceeds `limit`, which the caller then reports.
+
+   The arithmetic is the scalar one of _scalar.pxd: the exact 192-bit product
+   m * F, F = floor((phi - 1) 2**128). With IFMA it comes from 52-bit limbs:
+   m < 2**63 is m0 + m1 2**52 (m1 < 2**11) and F is f0 + f1 2**52 + f2 2**104
+   (f2 < 2**24); each limb product has 104 bits, split by IFMA into its low and
+   high 52. Without, from 32-bit limbs and vpmuludq. Summed by columns and
+   carried, either gives every bit of m * F. */
+
+#if FIBNIM_IFMA
+#define FIBNIM_ONE_LIMB_BELOW (1LL << 52)
+#else
+#define FIBNIM_ONE_LIMB_BELOW (1LL << 32)
+#endif
+
+#if FIBNIM_IFMA
+/* The bits of m * F from 2**0 up, as five 52-bit columns c[0..4]. With
+   one_limb (every m below 2**52, so m1 = 0) the products of m1 are left
+   out: half the multiplies, the same bits. */
+FIBNIM_TARGET static inline void FIBNIM_PATH(columns8)(__m512i m, __m512i c[5], int one_limb) {
+    const __m512i mask = _mm512_set1_epi64((1ULL << 52) - 1);
+    /* F = 0x9e3779b97f4a7c15f39cc0605cedc834 in 52-bit limbs */
+    const __m512i g0 = _mm512_set1_epi64(0xcc0605cedc834LL);
+    const __m512i g1 = _mm512_set1_epi64(0xb97f4a7c15f39LL);
+    const __m512i g2 = _mm512_set1_epi64(0x9e3779LL);
+    __m512i m0 = _mm512_and_si512(m, mask);
+    __m512i m1 = _mm512_srli_epi64(m, 52);
+    __m512i zero = _mm512_setzero_si512();
+    __m512i c0 = _mm512_madd52lo_epu64(zero, m0, g0);
+    __m512i c1 = _mm512_madd52hi_epu64(zero, m0, g0);
+    c1 = _mm512_madd52lo_epu64(c1, m0, g1);
+    __m512i c2 = _mm512_madd52hi_epu64(zero, m0, g1);
+    c2 = _mm512_madd52lo_epu64(c2, m0, g2);
+    __m512i c3 = _mm512_madd52hi_epu64(zero, m0, g2);
+    __m512i c4 = zero;
+    if (!one_limb) {
+        c1 = _mm512_madd52lo_epu64(c1, m1, g0);
+        c2 = _mm512_madd52hi_epu64(c2, m1, g0);
+        c2 = _mm512_madd52lo_epu64(c2, m1, g1);
+        c3 = _mm512_madd52hi_epu64(c3, m1, g1);
+        c3 = _mm512_madd52lo_epu64(c3, m1, g2);
+        c4 = _mm512_madd52hi_epu64(zero, m1, g2);
+    }
+    /* carry the columns: each holds at most a few 52-bit terms */
+    c1 = _mm512_add_epi64(c1, _mm512_srli_epi64(c0, 52));
+    c2 = _mm512_add_epi64(c2, _mm512_srli_epi64(c1, 52));
+    c3 = _mm512_add_epi64(c3, _mm512_srli_epi64(c2, 52));
+    c4 = _mm512_add_epi64(c4, _mm512_srli_epi64(c3, 52));
+    c[0] = _mm512_and_si512(c0, mask);
+    c[1] = _mm512_and_si512(c1, mask);
+    c[2] = _mm512_and_si512(c2, mask);
+    c[3] = _mm512_and_si512(c3, mask);
+    c[4] = c4;
+}
+
+/* golden_split of _scalar.pxd for eight m <= 2**63: floor(m (phi - 1)), the
+   bits of m * F from 2**128 (bit 24 of column 2) up, below 2**63, so column 4
+   is 0 and column 3 below 2**35; the fraction's top 128 bits in *frac_hi,
+   *frac_lo. */
+FIBNIM_TARGET static inline __m512i FIBNIM_PATH(golden_split8)(
+        __m512i m, __m512i *frac_hi, __m512i *frac_lo, int one_limb) {
+    __m512i c[5];
+    FIBNIM_PATH(columns8)(m, c, one_limb);
+    *frac_lo = _mm512_or_si512(c[0], _mm512_slli_epi64(c[1], 52));
+    *frac_hi = _mm512_or_si512(_mm512_srli_epi64(c[1], 12),
+        _mm512_slli_epi64(_mm512_and_si512(c[2], _mm512_set1_epi64((1ULL << 24) - 1)), 40));
+    return _mm512_add_epi64(_mm512_srli_epi64(c[2], 24), _mm512_slli_epi64(c[3], 28));
+}
+
+/* (a b) >> 52 for a, b < 2**52 */
+FIBNIM_TARGET static inline __m512i FIBNIM_PATH(mulhi52)(__m512i a, __m512i b) {
+    return _mm512_madd52hi_epu64(_mm512_setzero_si512(), a, b);
+}
+#else
+/* golden_split8 from 32-bit limbs, for processors without IFMA: m = m0 + m1
+   2**32 and F = f0 + f1 2**32 + f2 2**64 + f3 2**96 give eight products
+   m_i f_j (vpmuludq) of 64 bits, summed by columns of 2**32 (at most four
+   terms each, so no overflow) and carried. With one_limb (every m below
+   2**32, so m1 = 0) the four products of m1 are left out. */
+FIBNIM_TARGET static inline __m512i FIBNIM_PATH(golden_split8)(
+        __m512i m, __m512i *frac_hi, __m512i *frac_lo, int one_limb) {
+    const __m512i low = _mm512_set1_epi64(0xffffffffLL);
+    const __m512i f0 = _mm512_set1_epi64(0x5cedc834LL), f1 = _mm512_set1_epi64(0xf39cc060LL);
+    const __m512i f2 = _mm512_set1_epi64(0x7f4a7c15LL), f3 = _mm512_set1_epi64(0x9e3779b9LL);
+    __m512i p00 = _mm512_mul_epu32(m, f0), p01 = _mm512_mul_epu32(m, f1);
+    __m512i p02 = _mm512_mul_epu32(m, f2), p03 = _mm512_mul_epu32(m, f3);
+    __m512i c0 = _mm512_and_si512(p00, low);
+    __m512i c1 = _mm512_add_epi64(_mm512_srli_epi64(p00, 32), _mm512_and_si512(p01, low));
+    __m512i c2 = _mm512_add_epi64(_mm512_srli_epi64(p01, 32), _mm512_and_si512(p02, low));
+    __m512i c3 = _mm512_add_epi64(_mm512_srli_epi64(p02, 32), _mm512_and_si512(p03, low));
+    __m512i c4 = _mm512_srli_epi64(p03, 32);
+    __m512i c5 = _mm512_setzero_si512();
+    if (!one_limb) {
+        __m512i m1 = _mm512_srli_epi64(m, 32);
+        __m512i p10 = _mm512_mul_epu32(m1, f0), p11 = _mm512_mul_epu32(m1, f1);
+        __m512i p12 = _mm512_mul_epu32(m1, f2), p13 = _mm512_mul_epu32(m1, f3);
+        c1 = _mm512_add_epi64(c1, _mm512_and_si512(p10, low));
+        c2 = _mm512_add_epi64(c2, _mm512_add_epi64(_mm512_srli_epi64(p10, 32), _mm512_and_si512(p11, low)));
+        c3 = _mm512_add_epi64(c3, _mm512_add_epi64(_mm512_srli_epi64(p11, 32), _mm512_and_si512(p12, low)));
+        c4 = _mm512_add_epi64(c4, _mm512_add_epi64(_mm512_srli_epi64(p12, 32), _mm512_and_si512(p13, low)));
+        c5 = _mm512_srli_epi64(p13, 32);
+    }
+    c2 = _mm512_add_epi64(c2, _mm512_srli_epi64(c1, 32));
+    c3 = _mm512_add_epi64(c3, _mm512_srli_epi64(c2, 32));
+    c4 = _mm512_add_epi64(c4, _mm512_srli_epi64(c3, 32));
+    c5 = _mm512_add_epi64(c5, _mm512_srli_epi64(c4, 32));
+    *frac_lo = _mm512_or_si512(c0, _mm512_slli_epi64(c1, 32));
+    *frac_hi = _mm512_or_si512(_mm512_and_si512(c2, low), _mm512_slli_epi64(c3, 32));
+    return _mm512_or_si512(_mm512_and_si512(c4, low), _mm512_slli_epi64(c5, 32));
+}
+
+/* (a b) >> 52 for a, b < 2**52, from four 32-bit products */
+FIBNIM_TARGET static inline __m512i FIBNIM_PATH(mulhi52)(__m512i a, __m512i b) {
+    const __m512i low = _mm512_set1_epi64(0xffffffffLL);
+    __m512i a1 = _mm512_srli_epi64(a, 32), b1 = _mm512_srli_epi64(b, 32);
+    __m512i p00 = _mm512_mul_epu32(a, b), p01 = _mm512_mul_epu32(a, b1);
+    __m512i p10 = _mm512_mul_epu32(a1, b), p11 = _mm512_mul_epu32(a1, b1);
+    __m512i middle = _mm512_add_epi64(_mm512_srli_epi64(p00, 32),
+        _mm512_add_epi64(_mm512_and_si512(p01, low), _mm512_and_si512(p10, low)));
+    __m512i high = _mm512_add_epi64(_mm512_add_epi64(p11, _mm512_srli_epi64(middle, 32)),
+        _mm512_add_epi64(_mm512_srli_epi64(p01, 32), _mm512_srli_epi64(p10, 32)));
+    return _mm512_or_si512(_mm512_slli_epi64(high, 12),
+                           _mm512_srli_epi64(_mm512_and_si512(middle, low), 20));
+}
+#endif
+
+/* floor(m (phi - 1)) for eight m <= 2**63 */
+FIBNIM_TARGET static inline __m512i FIBNIM_PATH(golden_floor8)(__m512i m, int one_limb) {
+    __m512i frac_hi, frac_lo;
+    return FIBNIM_PATH(golden_split8)(m, &frac_hi, &frac_lo, one_limb);
+}
+
+/* lower_count of _scalar.pxd for eight x: the mask of A-numbers among
+   them (x >= 1 or not), and in *below the count of A-numbers <= x, from the
+   192-bit product (x + 1) F: its integer part, and its 128-bit fraction
+   against F itself. */
+FIBNIM_TARGET static inline __mmask8 FIBNIM_PATH(lower_count8)(__m512i x, __m512i *below, int one_limb) {
+    const __m512i phi_hi = _mm512_set1_epi64((long long)FIBNIM_PHI_HI);
+    const __m512i phi_lo = _mm512_set1_epi64((long long)FIBNIM_PHI_LO);
+    __m512i frac_hi, frac_lo;
+    *below = FIBNIM_PATH(golden_split8)(_mm512_add_epi64(x, _mm512_set1_epi64(1)), &frac_hi,
+                                        &frac_lo, one_limb);
+    return _mm512_cmplt_epu64_mask(frac_hi, phi_hi)
+        | (_mm512_cmpeq_epu64_mask(frac_hi, phi_hi) & _mm512_cmplt_epu64_mask(frac_lo, phi_lo));
+}
+
+FIBNIM_TARGET static Py_ssize_t FIBNIM_PATH(is_safe8)(
+        const uint64_t *x, const uint64_t *y, uint8_t *out, Py_ssize_t n, uint64_t limit) {
+    Py_ssize_t i = 0;
+    const __m512i most = _mm512_set1_epi64((long long)limit);
+    for (; i + 8 <= n; i += 8) {
+        __m512i a = _mm512_loadu_si512((const void *)(x + i));
+        __m512i b = _mm512_loadu_si512((const void *)(y + i));
+        __m512i s = _mm512_min_epu64(a, b);
+        __m512i large = _mm512_max_epu64(a, b);
+        if (_mm512_cmpgt_epu64_mask(large, most)) break;
+        __m512i d = _mm512_sub_epi64(large, s);
+        __m512i a_d = _mm512_add_epi64(d, FIBNIM_PATH(golden_floor8)(d, 0));
+        __mmask8 safe = _mm512_cmpeq_epu64_mask(s, a_d);
+        _mm_storel_epi64((__m128i *)(out + i), _mm_maskz_set1_epi8(safe, 1));
+    }
+    return i;
+}
+
+FIBNIM_TARGET static Py_ssize_t FIBNIM_PATH(pair8)(
+        const uint64_t *n, int64_t *a, int64_t *b, Py_ssize_t count, uint64_t limit) {
+    Py_ssize_t i = 0;
+    const __m512i most = _mm512_set1_epi64((long long)limit);
+    for (; i + 8 <= count; i += 8) {
+        __m512i v = _mm512_loadu_si512((const void *)(n + i));
+        if (_mm512_cmpgt_epu64_mask(v, most)) break;
+        __m512i lower = _mm512_add_epi64(v, FIBNIM_PATH(golden_floor8)(v, 0));
+        _mm512_storeu_si512((void *)(a + i), lower);
+        _mm512_storeu_si512((void *)(b + i), _mm512_add_epi64(lower, v));
+    }
+    return i;
+}
+
+/* x is an A-number iff x >= 1 and frac((x + 1)(phi - 1)) < phi - 1: the
+   128-bit fraction of (x + 1) F below F (see lower_count in _scalar.pxd). */
+/* x is an A-number iff x >= 1 and lower_count8 says so; upper: a B-number. */
+FIBNIM_TARGET static Py_ssize_t FIBNIM_PATH(is_lower8)(
+        const uint64_t *x, uint8_t *out, Py_ssize_t n, int upper, uint64_t limit) {
+    Py_ssize_t i = 0;
+    const __m512i most = _mm512_set1_epi64((long long)limit);
+    for (; i + 8 <= n; i += 8) {
+        __m512i v = _mm512_loadu_si512((const void *)(x + i));
+        if (_mm512_cmpgt_epu64_mask(v, most)) break;
+        __m512i below;
+        __mmask8 lower = FIBNIM_PATH(lower_count8)(v, &below, 0);
+        __mmask8 nonzero = _mm512_test_epi64_mask(v, v);
+        __mmask8 result = upper ? (__mmask8)(~lower & nonzero) : (__mmask8)(lower & nonzero);
+        _mm_storel_epi64((__m128i *)(out + i), _mm_maskz_set1_epi8(result, 1));
+    }
+    return i;
+}
+
+/* For values below 2**24 (SMALL) a double does both: its error in
+   t = m (phi - 1) is below 2**-28, while t is at least 0.38 / m > 2**-26
+   from an integer, and frac((x + 1)(phi - 1)) as far from phi - 1 (the
+   golden ratio is the worst approximable number: m ||m phi|| > 0.38 for all
+   m >= 1). tests/test_wythoff.py checks every value below 2**24. */
+
+FIBNIM_TARGET static inline __m512i FIBNIM_PATH(golden_floor8_small)(__m512i m) {
+    __m512d t = _mm512_mul_pd(_mm512_cvtepu64_pd(m), _mm512_set1_pd(FIBNIM_PHI_MINUS_1));
+    return _mm512_cvttpd_epu64(t);
+}
+
+FIBNIM_TARGET static inline __mmask8 FIBNIM_PATH(lower_count8_small)(__m512i x, __m512i *below) {
+    __m512d t = _mm512_mul_pd(_mm512_cvtepu64_pd(_mm512_add_epi64(x, _mm512_set1_epi64(1))),
+                              _mm512_set1_pd(FIBNIM_PHI_MINUS_1));
+    __m512d whole = _mm512_roundscale_pd(t, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+    *below = _mm512_cvttpd_epu64(whole);
+    return _mm512_cmp_pd_mask(_mm512_sub_pd(t, whole), _mm512_set1_pd(FIBNIM_PHI_MINUS_1),
+                              _CMP_LT_OQ);
+}
+
+/* Silber's winning move in normal play from eight positions (a, b), as
+   winning_move in _wythoff.pyx: the targets in *ta, *tb, -1 where none. */
+FIBNIM_TARGET static inline void FIBNIM_PATH(move8)(
+        __m512i a, __m512i b, int width, __m512i *ta, __m512i *tb) {
+    const __m512i zero = _mm512_setzero_si512();
+    const __m512i none_value = _mm512_set1_epi64(-1);
+    __m512i s = _mm512_min_epu64(a, b);
+    __m512i l = _mm512_max_epu64(a, b);
+    /* below = the A-numbers <= s; s = a_n (lower) has partner s + below,
+       s = b_n has partner a_n = below (0 for s = 0) */
+    __m512i below;
+    __mmask8 lower = width == FIBNIM_SMALL_LANES ? FIBNIM_PATH(lower_count8_small)(s, &below)
+        : FIBNIM_PATH(lower_count8)(s, &below, width == FIBNIM_ONE_LIMB_LANES);
+    __m512i other = _mm512_mask_add_epi64(below, lower, below, s);
+    __mmask8 nonzero = _mm512_cmpneq_epu64_mask(s, zero);
+    __mmask8 equal = _mm512_cmpeq_epu64_mask(s, l);
+    __mmask8 none = (lower & _mm512_cmpeq_epu64_mask(l, other) & nonzero)
+        | _mm512_cmpeq_epu64_mask(l, zero);
+    __mmask8 empty = equal | (__mmask8)~nonzero;
+    __mmask8 diagonal = lower & _mm512_cmplt_epu64_mask(l, other) & nonzero & (__mmask8)~equal;
+    __m512i ts = _mm512_maskz_mov_epi64((__mmask8)~empty, s);
+    __m512i tl = _mm512_maskz_mov_epi64((__mmask8)~empty, other);
+    /* a_n < l < b_n: to (a_d, b_d), d = l - s; computed for every lane, as
+       a branch on "any lane diagonal" is a coin toss on mixed data */
+    __m512i d = _mm512_sub_epi64(l, s);
+    __m512i a_d = _mm512_add_epi64(d, width == FIBNIM_SMALL_LANES ? FIBNIM_PATH(golden_floor8_small)(d)
+        : FIBNIM_PATH(golden_floor8)(d, width == FIBNIM_ONE_LIMB_LANES));
+    ts = _mm512_mask_mov_epi64(ts, diagonal, a_d);
+    tl = _mm512_mask_mov_epi64(tl, diagonal, _mm512_add_epi64(a_d, d));
+    ts = _mm512_mask_mov_epi64(ts, none, none_value);
+    tl = _mm512_mask_mov_epi64(tl, none, none_value);
+    __mmask8 swapped = _mm512_cmpgt_epu64_mask(a, b);
+    *ta = _mm512_mask_blend_epi64(swapped, ts, tl);
+    *tb = _mm512_mask_blend_epi64(swapped, tl, ts);
+}
+
+/* How wide eight lanes are, by their largest pile l: every pile (and so
+   s + 1) below 2**24, the doubles do; below FIBNIM_ONE_LIMB_BELOW - 1 (2**52
+   with IFMA, 2**32 without), one limb and half the multiplies do; otherwise
+   the whole product. Most data is narrow. */
+
+FIBNIM_TARGET static inline void FIBNIM_PATH(move8_by_width)(
+        __m512i a, __m512i b, __m512i l, __m512i *ta, __m512i *tb) {
+    /* the widest first: on wide data, one test */
+    if (_mm512_cmpge_epu64_mask(l, _mm512_set1_epi64(FIBNIM_ONE_LIMB_BELOW - 1)))
+        FIBNIM_PATH(move8)(a, b, FIBNIM_WIDE_LANES, ta, tb);
+    else if (_mm512_cmpge_epu64_mask(l, _mm512_set1_epi64(FIBNIM_SMALL)))
+        FIBNIM_PATH(move8)(a, b, FIBNIM_ONE_LIMB_LANES, ta, tb);
+    else
+        FIBNIM_PATH(move8)(a, b, FIBNIM_SMALL_LANES, ta, tb);
+}
+
+FIBNIM_TARGET static Py_ssize_t FIBNIM_PATH(winning_move8)(
+        const uint64_t *x, const uint64_t *y, int64_t *tx, int64_t *ty, Py_ssize_t n,
+        uint64_t limit) {
+    Py_ssize_t i = 0;
+    const __m512i most = _mm512_set1_epi64((long long)limit);
+    for (; i + 8 <= n; i += 8) {
+        __m512i a = _mm512_loadu_si512((const void *)(x + i));
+        __m512i b = _mm512_loadu_si512((const void *)(y + i));
+        __m512i l = _mm512_max_epu64(a, b);
+        if (_mm512_cmpgt_epu64_mask(l, most)) break;
+        __m512i ta, tb;
+        FIBNIM_PATH(move8_by_width)(a, b, l, &ta, &tb);
+        _mm512_storeu_si512((void *)(tx + i), ta);
+        _mm512_storeu_si512((void *)(ty + i), tb);
+    }
+    return i;
+}
+
+/* classify of _wythoff.pyx in normal play, for C-contiguous rows: piles
+   (n, 2) in, out (n, 3) = (1 for P or 0, the target, -1 -1 where none). */
+FIBNIM_TARGET static Py_ssize_t FIBNIM_PATH(classify_wythoff8)(
+        const uint64_t *piles, int64_t *out, Py_ssize_t n, uint64_t limit) {
+    Py_ssize_t i = 0;
+    const __m512i most = _mm512_set1_epi64((long long)limit);
+    const __m512i first = _mm512_set_epi64(14, 12, 10, 8, 6, 4, 2, 0);
+    const __m512i second = _mm512_set_epi64(15, 13, 11, 9, 7, 5, 3, 1);
+    /* row j of the eight goes to lanes 3j, 3j + 1, 3j + 2 of the 24 out:
+       (p_j, ta_j, tb_j); from p and ta first, tb then put in its lanes */
+    const __m512i pa0 = _mm512_set_epi64(10, 2, 0, 9, 1, 0, 8, 0);
+    const __m512i pa1 = _mm512_set_epi64(5, 0, 12, 4, 0, 11, 3, 0);
+    const __m512i pa2 = _mm512_set_epi64(0, 15, 7, 0, 14, 6, 0, 13);
+    const __m512i pb0 = _mm512_set_epi64(0, 0, 1, 0, 0, 0, 0, 0);
+    const __m512i pb1 = _mm512_set_epi64(0, 4, 0, 0, 3, 0, 0, 2);
+    const __m512i pb2 = _mm512_set_epi64(7, 0, 0, 6, 0, 0, 5, 0);
+    const __m512i one = _mm512_set1_epi64(1);
+    const __m512i none = _mm512_set1_epi64(-1);
+    for (; i + 8 <= n; i += 8) {
+        __m512i lo = _mm512_loadu_si512((const void *)(piles + 2 * i));
+        __m512i hi = _mm512_loadu_si512((const void *)(piles + 2 * i + 8));
+        __m512i a = _mm512_permutex2var_epi64(lo, first, hi);
+        __m512i b = _mm512_permutex2var_epi64(lo, second, hi);
+        __m512i l = _mm512_max_epu64(a, b);
+        if (_mm512_cmpgt_epu64_mask(l, most)) break;
+        __m512i ta, tb;
+        FIBNIM_PATH(move8_by_width)(a, b, l, &ta, &tb);
+        __m512i p = _mm512_maskz_mov_epi64(_mm512_cmpeq_epi64_mask(ta, none), one);
+        __m512i o0 = _mm512_permutex2var_epi64(p, pa0, ta);
+        __m512i o1 = _mm512_permutex2var_epi64(p, pa1, ta);
+        __m512i o2 = _mm512_permutex2var_epi64(p, pa2, ta);
+        o0 = _mm512_mask_permutexvar_epi64(o0, 0x24, pb0, tb);
+        o1 = _mm512_mask_permutexvar_epi64(o1, 0x49, pb1, tb);
+        o2 = _mm512_mask_permutexvar_epi64(o2, 0x92, pb2, tb);
+        _mm512_storeu_si512((void *)(out + 3 * i), o0);
+        _mm512_storeu_si512((void *)(out + 3 * i + 8), o1);
+        _mm512_storeu_si512((void *)(out + 3 * i + 16), o2);
+    }
+    return i;
+}
+
+/* Two-pile power-of-two Nim: P iff X = 0 or sb(X) > r, X = n_0 xor n_1. */
+FIBNIM_TARGET static Py_ssize_t FIBNIM_PATH(power_pairs8)(
+        const uint64_t *piles, const uint64_t *r, uint8_t *out, Py_ssize_t n, uint64_t limit) {
+    Py_ssize_t i = 0;
+    const __m512i most = _mm512_set1_epi64((long long)limit);
+    const __m512i first = _mm512_set_epi64(14, 12, 10, 8, 6, 4, 2, 0);
+    const __m512i second = _mm512_set_epi64(15, 13, 11, 9, 7, 5, 3, 1);
+    for (; i + 8 <= n; i += 8) {
+        __m512i lo = _mm512_loadu_si512((const void *)(piles + 2 * i));
+        __m512i hi = _mm512_loadu_si512((const void *)(piles + 2 * i + 8));
+        __m512i bound = _mm512_loadu_si512((const void *)(r + i));
+        __m512i top = _mm512_max_epu64(_mm512_max_epu64(lo, hi), bound);
+        if (_mm512_cmpgt_epu64_mask(top, most)) break;
+        __m512i x = _mm512_xor_si512(_mm512_permutex2var_epi64(lo, first, hi),
+                                     _mm512_permutex2var_epi64(lo, second, hi));
+        __m512i lowest = _mm512_and_si512(x, _mm512_sub_epi64(_mm512_setzero_si512(), x));
+        __mmask8 p = _mm512_testn_epi64_mask(x, x) | _mm512_cmpgt_epu64_mask(lowest, bound);
+        _mm_storel_epi64((__m128i *)(out + i), _mm_maskz_set1_epi8(p, 1));
+    }
+    return i;
+}
+
+/* Fibonacci Nim's arc test (see fibnim_c/_fibonacci_nim.pyx) eight lanes at
+   a time. Its tables come as one array of 5 x 64: by bit
+   length b of the bound, top_index(2**(b-1)) and the two Fibonacci numbers
+   after it; by j < 64, the arc's start and length. Each writes 2 for a lane
+   it cannot settle, and sets *any_unsure. */
+
+/* table[index] for index < 64, with the table in eight registers */
+FIBNIM_TARGET static inline __m512i FIBNIM_PATH(lookup64)(const __m512i table[8], __m512i index) {
+    __m512i part = _mm512_srli_epi64(index, 4);
+    __m512i value = _mm512_permutex2var_epi64(table[0], index, table[1]);
+    for (int p = 1; p < 4; p++) {
+        __mmask8 in_part = _mm512_cmpeq_epi64_mask(part, _mm512_set1_epi64(p));
+        value = _mm512_mask_mov_epi64(value, in_part,
+            _mm512_permutex2var_epi64(table[2 * p], index, table[2 * p + 1]));
+    }
+    return value;
+}
+
+FIBNIM_TARGET static inline void FIBNIM_PATH(load_arc_tables)(const uint64_t *rows, fibnim_arc_tables *t) {
+    for (int q = 0; q < 8; q++) {
+        t->top[q] = _mm512_loadu_si512((const void *)(rows + 8 * q));
+        t->next[q] = _mm512_loadu_si512((const void *)(rows + 64 + 8 * q));
+        t->after[q] = _mm512_loadu_si512((const void *)(rows + 128 + 8 * q));
+        t->start[q] = _mm512_loadu_si512((const void *)(rows + 192 + 8 * q));
+        t->length[q] = _mm512_loadu_si512((const void *)(rows + 256 + 8 * q));
+    }
+}
+
+/* top_index(r), 1 for r = 0 (top_index_of_bound of _fibonacci_nim.pyx) */
+FIBNIM_TARGET static inline __m512i FIBNIM_PATH(top_index8)(const fibnim_arc_tables *t, __m512i r) {
+    const __m512i one = _mm512_set1_epi64(1);
+    __m512i bits = _mm512_sub_epi64(_mm512_set1_epi64(64), _mm512_lzcnt_epi64(r));
+    __m512i top = FIBNIM_PATH(lookup64)(t->top, bits);
+    top = _mm512_mask_add_epi64(top, _mm512_cmpge_epu64_mask(r, FIBNIM_PATH(lookup64)(t->next, bits)), top, one);
+    return _mm512_mask_add_epi64(top, _mm512_cmpge_epu64_mask(r, FIBNIM_PATH(lookup64)(t->after, bits)), top, one);
+}
+
+/* golden_fraction of _fibonacci_nim.pyx, at most 4 below 2**64 (v / phi mod 1):
+   v = v1 2**52 + v0 and PHI_LO = a1 2**12 + a0 make v * PHI_LO / 2**64 =
+   v1 a1 + v1 a0 / 2**12 + v0 a1 / 2**52 + v0 a0 / 2**64; the first is
+   exact in 64 bits, the next two are floored, the last (below 1) dropped,
+   and PHI's own truncation adds less than 1 more. */
+FIBNIM_TARGET static inline __m512i FIBNIM_PATH(golden_fraction8)(__m512i v) {
+    const __m512i phi_hi = _mm512_set1_epi64((long long)FIBNIM_PHI_HI);
+    const __m512i a1 = _mm512_set1_epi64((long long)(FIBNIM_PHI_LO >> 12));
+    const __m512i a0 = _mm512_set1_epi64((long long)(FIBNIM_PHI_LO & 0xfff));
+    __m512i v0 = _mm512_and_si512(v, _mm512_set1_epi64((1LL << 52) - 1));
+    __m512i v1 = _mm512_srli_epi64(v, 52);
+    __m512i x = _mm512_mullo_epi64(v, phi_hi);
+    x = _mm512_add_epi64(x, _mm512_mullo_epi64(v1, a1));
+    x = _mm512_add_epi64(x, _mm512_srli_epi64(_mm512_mullo_epi64(v1, a0), 12));
+    return _mm512_add_epi64(x, FIBNIM_PATH(mulhi52)(v0, a1));
+}
+
+/* The lanes whose lowest Zeckendorf index is at least j (x their golden
+   fractions); *unsure gets the lanes too near an arc's end to say, and
+   those with j >= 64, beyond the tables. */
+FIBNIM_TARGET static inline __mmask8 FIBNIM_PATH(on_arc8)(
+        const fibnim_arc_tables *t, __m512i x, __m512i j, __mmask8 *unsure) {
+    const __m512i margin = _mm512_set1_epi64(FIBNIM_ARC_MARGIN);
+    const __m512i twice = _mm512_set1_epi64(2 * FIBNIM_ARC_MARGIN);
+    __m512i length = FIBNIM_PATH(lookup64)(t->length, j);
+    __m512i u = _mm512_sub_epi64(x, FIBNIM_PATH(lookup64)(t->start, j));
+    *unsure |= _mm512_cmplt_epu64_mask(_mm512_add_epi64(u, margin), twice)
+        | _mm512_cmplt_epu64_mask(_mm512_add_epi64(_mm512_sub_epi64(u, length), margin), twice)
+        | _mm512_cmpge_epu64_mask(j, _mm512_set1_epi64(64));
+    return _mm512_cmplt_epu64_mask(u, length);
+}
+
+/* out = 1 for a P-position, 0 for an N-position, 2 where unsure */
+FIBNIM_TARGET static inline void FIBNIM_PATH(store_answer8)(uint8_t *out, __mmask8 p, __mmask8 unsure) {
+    __m128i answer = _mm_maskz_set1_epi8(p, 1);
+    _mm_storel_epi64((__m128i *)out, _mm_mask_set1_epi8(answer, unsure, 2));
+}
+
+/* One-pile Fibonacci Nim, as is_p of _fibonacci_nim.pyx; stops before
+   eight values of which one exceeds limit. */
+FIBNIM_TARGET static Py_ssize_t FIBNIM_PATH(fib_is_p8)(
+        const uint64_t *n, const uint64_t *r, uint8_t *out, Py_ssize_t count, uint64_t limit,
+        const uint64_t *rows, int *any_unsure) {
+    Py_ssize_t i = 0;
+    const __m512i most = _mm512_set1_epi64((long long)limit);
+    fibnim_arc_tables t;
+    FIBNIM_PATH(load_arc_tables)(rows, &t);
+    for (; i + 8 <= count; i += 8) {
+        __m512i v = _mm512_loadu_si512((const void *)(n + i));
+        __m512i bound = _mm512_loadu_si512((const void *)(r + i));
+        if (_mm512_cmpgt_epu64_mask(_mm512_max_epu64(v, bound), most)) break;
+        __m512i j = _mm512_add_epi64(FIBNIM_PATH(top_index8)(&t, bound), _mm512_set1_epi64(1));
+        __mmask8 unsure = 0;
+        __mmask8 p = FIBNIM_PATH(on_arc8)(&t, FIBNIM_PATH(golden_fraction8)(v), j, &unsure);
+        FIBNIM_PATH(store_answer8)(out + i, p, unsure);
+        *any_unsure |= unsure;
+    }
+    return i;
+}
+
+/* Two-pile global Fibonacci Nim, cases 1 and 2 of the theorem as
+   two_pile_is_p of _fibonacci_nim.pyx does them; 2 where another case (or
+   an unsure lane) needs two_pile_p. Stops as FIBNIM_PATH(fib_is_p8) does. */
+FIBNIM_TARGET static Py_ssize_t FIBNIM_PATH(fib_two_pile8)(
+        const uint64_t *piles, const uint64_t *r, uint8_t *out, Py_ssize_t count,
+        uint64_t limit, const uint64_t *rows, int *any_unsure) {
+    Py_ssize_t i = 0;
+    const __m512i most = _mm512_set1_epi64((long long)limit);
+    const __m512i one = _mm512_set1_epi64(1);
+    const __m512i first = _mm512_set_epi64(14, 12, 10, 8, 6, 4, 2, 0);
+    const __m512i second = _mm512_set_epi64(15, 13, 11, 9, 7, 5, 3, 1);
+    fibnim_arc_tables t;
+    FIBNIM_PATH(load_arc_tables)(rows, &t);
+    for (; i + 8 <= count; i += 8) {
+        __m512i lo = _mm512_loadu_si512((const void *)(piles + 2 * i));
+        __m512i hi = _mm512_loadu_si512((const void *)(piles + 2 * i + 8));
+        __m512i x = _mm512_permutex2var_epi64(lo, first, hi);
+        __m512i y = _mm512_permutex2var_epi64(lo, second, hi);
+        __m512i large = _mm512_max_epu64(x, y);
+        __m512i given = _mm512_loadu_si512((const void *)(r + i));
+        if (_mm512_cmpgt_epu64_mask(_mm512_max_epu64(large, given), most)) break;
+        __m512i bound = _mm512_min_epu64(given, large);
+        __m512i next = _mm512_add_epi64(FIBNIM_PATH(top_index8)(&t, bound), one);
+        __m512i fraction = FIBNIM_PATH(golden_fraction8)(_mm512_sub_epi64(large, _mm512_min_epu64(x, y)));
+        __mmask8 unsure = 0;
+        __mmask8 at_least_next = FIBNIM_PATH(on_arc8)(&t, fraction, next, &unsure);
+        __mmask8 beyond_next = FIBNIM_PATH(on_arc8)(&t, fraction, _mm512_add_epi64(next, one), &unsure);
+        __mmask8 no_move = _mm512_testn_epi64_mask(bound, bound);
+        unsure = (unsure | (at_least_next & (__mmask8)~beyond_next)) & (__mmask8)~no_move;
+        FIBNIM_PATH(store_answer8)(out + i, beyond_next | no_move, unsure);
+        *any_unsure |= unsure;
+    }
+    return i;
+}
+
+#undef FIBNIM_ONE_LIMB_BELOW
