@@ -84,7 +84,7 @@ static const fibnim_path fibnim_paths[] = {
     FIBNIM_PATH_TABLE(avx512, FIBNIM_NEEDS_AVX512),
     /* classify goes through winning_move, a block of rows at a time */
     { "avx2", FIBNIM_NEEDS_AVX2, fibnim_is_safe4, fibnim_pair4, fibnim_is_lower4,
-      fibnim_winning_move4, NULL, fibnim_power_pairs4, NULL, NULL },
+      fibnim_winning_move4, NULL, fibnim_power_pairs4, fibnim_fib_is_p4, fibnim_fib_two_pile4 },
 #endif
     { "scalar", 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL },
 };

@@ -243,3 +243,145 @@ FIBNIM_AVX2 static Py_ssize_t fibnim_power_pairs4(
     }
     return i;
 }
+
+/* Fibonacci Nim's arc tests (fibonacci_nim.pxi), four lanes at a time, with the
+   tables of the AVX-512 kernels (rows: five rows of 64) read by gathers. */
+
+/* the bit length of four values below 2**63: of the high half if it is not
+   zero, else of the low one; a 32-bit value converts to a double exactly, and
+   its exponent field is 1022 + its bit length (0 for 0) */
+FIBNIM_AVX2 static inline __m256i fibnim_bit_length4(__m256i v) {
+    const __m256i low = _mm256_set1_epi64x(0xffffffffLL);
+    __m256i high = _mm256_srli_epi64(v, 32);
+    __m256i is_high = fibnim_gt4(high, _mm256_setzero_si256());
+    __m256i half = _mm256_blendv_epi8(_mm256_and_si256(v, low), high, is_high);
+    __m256i exponent = _mm256_srli_epi64(_mm256_castpd_si256(fibnim_to_double4(half)), 52);
+    __m256i length = _mm256_max_epi32(_mm256_sub_epi64(exponent, _mm256_set1_epi64x(1022)),
+                                      _mm256_setzero_si256());
+    return _mm256_add_epi64(length, _mm256_and_si256(is_high, _mm256_set1_epi64x(32)));
+}
+
+/* the low 64 bits of a * b */
+FIBNIM_AVX2 static inline __m256i fibnim_mullo4(__m256i a, __m256i b) {
+    __m256i cross = _mm256_add_epi64(_mm256_mul_epu32(_mm256_srli_epi64(a, 32), b),
+                                     _mm256_mul_epu32(a, _mm256_srli_epi64(b, 32)));
+    return _mm256_add_epi64(_mm256_mul_epu32(a, b), _mm256_slli_epi64(cross, 32));
+}
+
+/* (a b) >> 52 for a, b < 2**52, as mulhi52 of simd_avx512.h without IFMA */
+FIBNIM_AVX2 static inline __m256i fibnim_mulhi52_4(__m256i a, __m256i b) {
+    const __m256i low = _mm256_set1_epi64x(0xffffffffLL);
+    __m256i a1 = _mm256_srli_epi64(a, 32), b1 = _mm256_srli_epi64(b, 32);
+    __m256i p00 = _mm256_mul_epu32(a, b), p01 = _mm256_mul_epu32(a, b1);
+    __m256i p10 = _mm256_mul_epu32(a1, b), p11 = _mm256_mul_epu32(a1, b1);
+    __m256i middle = _mm256_add_epi64(_mm256_srli_epi64(p00, 32),
+        _mm256_add_epi64(_mm256_and_si256(p01, low), _mm256_and_si256(p10, low)));
+    __m256i high = _mm256_add_epi64(_mm256_add_epi64(p11, _mm256_srli_epi64(middle, 32)),
+        _mm256_add_epi64(_mm256_srli_epi64(p01, 32), _mm256_srli_epi64(p10, 32)));
+    return _mm256_or_si256(_mm256_slli_epi64(high, 12),
+                           _mm256_srli_epi64(_mm256_and_si256(middle, low), 20));
+}
+
+/* golden_fraction8 of simd_avx512.h: 2**64 (v / phi mod 1), at most 4 below */
+FIBNIM_AVX2 static inline __m256i fibnim_golden_fraction4(__m256i v) {
+    const __m256i phi_hi = _mm256_set1_epi64x((long long)FIBNIM_PHI_HI);
+    const __m256i a1 = _mm256_set1_epi64x((long long)(FIBNIM_PHI_LO >> 12));
+    const __m256i a0 = _mm256_set1_epi64x((long long)(FIBNIM_PHI_LO & 0xfff));
+    __m256i v0 = _mm256_and_si256(v, _mm256_set1_epi64x((1LL << 52) - 1));
+    __m256i v1 = _mm256_srli_epi64(v, 52);
+    __m256i x = fibnim_mullo4(v, phi_hi);
+    x = _mm256_add_epi64(x, fibnim_mullo4(v1, a1));
+    x = _mm256_add_epi64(x, _mm256_srli_epi64(_mm256_mul_epu32(v1, a0), 12));
+    return _mm256_add_epi64(x, fibnim_mulhi52_4(v0, a1));
+}
+
+FIBNIM_AVX2 static inline __m256i fibnim_lookup4(const uint64_t *table, __m256i index) {
+    return _mm256_i64gather_epi64((const long long *)table, index, 8);
+}
+
+/* top_index(r), 1 for r = 0 */
+FIBNIM_AVX2 static inline __m256i fibnim_top_index4(const uint64_t *rows, __m256i r) {
+    __m256i bits = fibnim_bit_length4(r);
+    __m256i top = fibnim_lookup4(rows, bits);
+    /* a lane of ones is -1: subtracting it adds one */
+    top = _mm256_sub_epi64(top, _mm256_xor_si256(fibnim_gt4(fibnim_lookup4(rows + 64, bits), r),
+                                                 _mm256_set1_epi64x(-1)));
+    return _mm256_sub_epi64(top, _mm256_xor_si256(fibnim_gt4(fibnim_lookup4(rows + 128, bits), r),
+                                                  _mm256_set1_epi64x(-1)));
+}
+
+/* the lanes whose lowest Zeckendorf index is at least j (x their golden
+   fractions); *unsure gets those too near an arc's end, and those with j >= 64 */
+FIBNIM_AVX2 static inline __m256i fibnim_on_arc4(
+        const uint64_t *rows, __m256i x, __m256i j, __m256i *unsure) {
+    const __m256i margin = _mm256_set1_epi64x(FIBNIM_ARC_MARGIN);
+    const __m256i near = _mm256_set1_epi64x(2 * FIBNIM_ARC_MARGIN - 1);
+    __m256i beyond = fibnim_gt4(j, _mm256_set1_epi64x(63));
+    __m256i index = _mm256_andnot_si256(beyond, j);  /* in the tables, whatever j */
+    __m256i length = fibnim_lookup4(rows + 256, index);
+    __m256i u = _mm256_sub_epi64(x, fibnim_lookup4(rows + 192, index));
+    __m256i near_start = fibnim_gt4(near, _mm256_add_epi64(u, margin));
+    __m256i near_end = fibnim_gt4(near, _mm256_add_epi64(_mm256_sub_epi64(u, length), margin));
+    *unsure = _mm256_or_si256(*unsure, _mm256_or_si256(_mm256_or_si256(near_start, near_end), beyond));
+    return fibnim_gt4(length, u);
+}
+
+/* out = 1 for a P-position, 0 for an N-position, 2 where unsure */
+FIBNIM_AVX2 static inline void fibnim_store_answer4(uint8_t *out, __m256i p, __m256i unsure) {
+    uint32_t p_bits = (uint32_t)_mm256_movemask_pd(_mm256_castsi256_pd(p));
+    uint32_t unsure_bits = (uint32_t)_mm256_movemask_pd(_mm256_castsi256_pd(unsure));
+    uint32_t bytes = _pdep_u32(p_bits & ~unsure_bits, 0x01010101u)
+        | _pdep_u32(unsure_bits, 0x02020202u);
+    memcpy(out, &bytes, 4);
+}
+
+FIBNIM_AVX2 static Py_ssize_t fibnim_fib_is_p4(
+        const uint64_t *n, const uint64_t *r, uint8_t *out, Py_ssize_t count, uint64_t limit,
+        const uint64_t *rows, int *any_unsure) {
+    Py_ssize_t i = 0;
+    const __m256i most = _mm256_set1_epi64x((long long)limit);
+    for (; i + 4 <= count; i += 4) {
+        __m256i v = _mm256_loadu_si256((const __m256i *)(n + i));
+        __m256i bound = _mm256_loadu_si256((const __m256i *)(r + i));
+        if (fibnim_any4(fibnim_gt4(fibnim_max4(v, bound), most))) break;
+        __m256i j = _mm256_add_epi64(fibnim_top_index4(rows, bound), _mm256_set1_epi64x(1));
+        __m256i unsure = _mm256_setzero_si256();
+        __m256i p = fibnim_on_arc4(rows, fibnim_golden_fraction4(v), j, &unsure);
+        fibnim_store_answer4(out + i, p, unsure);
+        *any_unsure |= fibnim_any4(unsure);
+    }
+    return i;
+}
+
+/* Two-pile global Fibonacci Nim, cases 1 and 2 of the theorem, as
+   fibnim_fib_two_pile8 of simd_avx512.h */
+FIBNIM_AVX2 static Py_ssize_t fibnim_fib_two_pile4(
+        const uint64_t *piles, const uint64_t *r, uint8_t *out, Py_ssize_t count,
+        uint64_t limit, const uint64_t *rows, int *any_unsure) {
+    Py_ssize_t i = 0;
+    const __m256i most = _mm256_set1_epi64x((long long)limit);
+    const __m256i one = _mm256_set1_epi64x(1);
+    const __m256i zero = _mm256_setzero_si256();
+    for (; i + 4 <= count; i += 4) {
+        __m256i lo = _mm256_loadu_si256((const __m256i *)(piles + 2 * i));
+        __m256i hi = _mm256_loadu_si256((const __m256i *)(piles + 2 * i + 4));
+        /* rows 0, 2, 1, 3 after the unpacks; the permutes put them in order */
+        __m256i x = _mm256_permute4x64_epi64(_mm256_unpacklo_epi64(lo, hi), 0xD8);
+        __m256i y = _mm256_permute4x64_epi64(_mm256_unpackhi_epi64(lo, hi), 0xD8);
+        __m256i large = fibnim_max4(x, y);
+        __m256i given = _mm256_loadu_si256((const __m256i *)(r + i));
+        if (fibnim_any4(fibnim_gt4(fibnim_max4(large, given), most))) break;
+        __m256i bound = fibnim_min4(given, large);
+        __m256i next = _mm256_add_epi64(fibnim_top_index4(rows, bound), one);
+        __m256i fraction = fibnim_golden_fraction4(_mm256_sub_epi64(large, fibnim_min4(x, y)));
+        __m256i unsure = zero;
+        __m256i at_least_next = fibnim_on_arc4(rows, fraction, next, &unsure);
+        __m256i beyond_next = fibnim_on_arc4(rows, fraction, _mm256_add_epi64(next, one), &unsure);
+        __m256i no_move = _mm256_cmpeq_epi64(bound, zero);
+        unsure = _mm256_andnot_si256(no_move,
+            _mm256_or_si256(unsure, _mm256_andnot_si256(beyond_next, at_least_next)));
+        fibnim_store_answer4(out + i, _mm256_or_si256(beyond_next, no_move), unsure);
+        *any_unsure |= fibnim_any4(unsure);
+    }
+    return i;
+}
