@@ -1,7 +1,7 @@
 # Compiled twin of fibnim._pure.fibonacci_nim: the same kernel names and
 # signatures. Inputs are C-contiguous uint64 arrays with every value
 # <= 2**63 - 1, checked before the call except by is_p and two_pile_is_p,
-# which check their bound as they go (see fibnim_c/_wythoff.pyx); a bound r no
+# which check their bound as they go (see fibnim_c/wythoff.pxi); a bound r no
 # smaller than the piles stands for an infinite one.
 #
 # Both P-position tests ask "is the lowest Zeckendorf index of v at least j?"
@@ -116,7 +116,7 @@ cdef enum:
     MARGIN = 8  # how near an arc's ends u must be to need the encode
     UNSURE = 2  # an answer still to be settled exactly
 
-# The same tables for the AVX-512 kernels of _simd.pxd, by row: by the bit
+# The same tables for the vector kernels of simd.h, by row: by the bit
 # length b < 64 of a bound, top_index(2**(b-1)) and the next two Fibonacci
 # numbers; by j < 64, the arc's start and length.
 cdef uint64_t SIMD_ROWS[5 * 64]
@@ -153,7 +153,7 @@ def fibonacci_nim_is_p(const uint64_t[::1] n, const uint64_t[::1] r, uint8_t[::1
     """out[i] = 1 where (n[i]; r[i]) is a P-position of one-pile Fibonacci Nim:
     n = 0, or its lowest Zeckendorf term exceeds r, that is its lowest index is
     at least top_index(r) + 1. Checks its bound as it goes (see
-    fibnim_c/_wythoff.pyx): returns the first i with n or r above limit, or -1."""
+    fibnim_c/wythoff.pxi): returns the first i with n or r above limit, or -1."""
     cdef Py_ssize_t i, start = 0, done, stop, size = n.shape[0], above_at = -1
     cdef bint unsure, above
     cdef int any_unsure

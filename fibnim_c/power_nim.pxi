@@ -1,6 +1,6 @@
 # Compiled twin of fibnim._pure.power_nim: the same kernel names and signatures.
 # piles is a C-contiguous uint64 array of shape (positions, k). Each kernel
-# checks every value as it reads it (see fibnim_c/_wythoff.pyx) and returns
+# checks every value as it reads it (see fibnim_c/wythoff.pxi) and returns
 # the first row with a pile or r above limit, or -1.
 
 

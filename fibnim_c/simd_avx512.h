@@ -221,7 +221,7 @@ FIBNIM_TARGET static inline __mmask8 FIBNIM_PATH(lower_count8_small)(__m512i x, 
 }
 
 /* Silber's winning move in normal play from eight positions (a, b), as
-   winning_move in _wythoff.pyx: the targets in *ta, *tb, -1 where none. */
+   winning_move in wythoff.pxi: the targets in *ta, *tb, -1 where none. */
 FIBNIM_TARGET static inline void FIBNIM_PATH(move8)(
         __m512i a, __m512i b, int width, __m512i *ta, __m512i *tb) {
     const __m512i zero = _mm512_setzero_si512();
@@ -290,7 +290,7 @@ FIBNIM_TARGET static Py_ssize_t FIBNIM_PATH(winning_move8)(
     return i;
 }
 
-/* classify of _wythoff.pyx in normal play, for C-contiguous rows: piles
+/* classify of wythoff.pxi in normal play, for C-contiguous rows: piles
    (n, 2) in, out (n, 3) = (1 for P or 0, the target, -1 -1 where none). */
 FIBNIM_TARGET static Py_ssize_t FIBNIM_PATH(classify_wythoff8)(
         const uint64_t *piles, int64_t *out, Py_ssize_t n, uint64_t limit) {
@@ -353,7 +353,7 @@ FIBNIM_TARGET static Py_ssize_t FIBNIM_PATH(power_pairs8)(
     return i;
 }
 
-/* Fibonacci Nim's arc test (see fibnim_c/_fibonacci_nim.pyx) eight lanes at
+/* Fibonacci Nim's arc test (see fibnim_c/fibonacci_nim.pxi) eight lanes at
    a time. Its tables come as one array of 5 x 64: by bit
    length b of the bound, top_index(2**(b-1)) and the two Fibonacci numbers
    after it; by j < 64, the arc's start and length. Each writes 2 for a lane
@@ -361,12 +361,16 @@ FIBNIM_TARGET static Py_ssize_t FIBNIM_PATH(power_pairs8)(
 
 /* table[index] for index < 64, with the table in eight registers */
 FIBNIM_TARGET static inline __m512i FIBNIM_PATH(lookup64)(const __m512i table[8], __m512i index) {
+    /* a part of 16 entries is read only where some lane needs it: bounds and
+       arcs mostly sit in the first two */
     __m512i part = _mm512_srli_epi64(index, 4);
     __m512i value = _mm512_permutex2var_epi64(table[0], index, table[1]);
-    for (int p = 1; p < 4; p++) {
+    __mmask8 rest = _mm512_test_epi64_mask(part, part);
+    for (int p = 1; p < 4 && rest; p++) {
         __mmask8 in_part = _mm512_cmpeq_epi64_mask(part, _mm512_set1_epi64(p));
         value = _mm512_mask_mov_epi64(value, in_part,
             _mm512_permutex2var_epi64(table[2 * p], index, table[2 * p + 1]));
+        rest &= (__mmask8)~in_part;
     }
     return value;
 }
@@ -381,7 +385,7 @@ FIBNIM_TARGET static inline void FIBNIM_PATH(load_arc_tables)(const uint64_t *ro
     }
 }
 
-/* top_index(r), 1 for r = 0 (top_index_of_bound of _fibonacci_nim.pyx) */
+/* top_index(r), 1 for r = 0 (top_index_of_bound of fibonacci_nim.pxi) */
 FIBNIM_TARGET static inline __m512i FIBNIM_PATH(top_index8)(const fibnim_arc_tables *t, __m512i r) {
     const __m512i one = _mm512_set1_epi64(1);
     __m512i bits = _mm512_sub_epi64(_mm512_set1_epi64(64), _mm512_lzcnt_epi64(r));
@@ -390,7 +394,7 @@ FIBNIM_TARGET static inline __m512i FIBNIM_PATH(top_index8)(const fibnim_arc_tab
     return _mm512_mask_add_epi64(top, _mm512_cmpge_epu64_mask(r, FIBNIM_PATH(lookup64)(t->after, bits)), top, one);
 }
 
-/* golden_fraction of _fibonacci_nim.pyx, at most 4 below 2**64 (v / phi mod 1):
+/* golden_fraction of fibonacci_nim.pxi, at most 4 below 2**64 (v / phi mod 1):
    v = v1 2**52 + v0 and PHI_LO = a1 2**12 + a0 make v * PHI_LO / 2**64 =
    v1 a1 + v1 a0 / 2**12 + v0 a1 / 2**52 + v0 a0 / 2**64; the first is
    exact in 64 bits, the next two are floored, the last (below 1) dropped,
@@ -428,7 +432,7 @@ FIBNIM_TARGET static inline void FIBNIM_PATH(store_answer8)(uint8_t *out, __mmas
     _mm_storel_epi64((__m128i *)out, _mm_mask_set1_epi8(answer, unsure, 2));
 }
 
-/* One-pile Fibonacci Nim, as is_p of _fibonacci_nim.pyx; stops before
+/* One-pile Fibonacci Nim, as is_p of fibonacci_nim.pxi; stops before
    eight values of which one exceeds limit. */
 FIBNIM_TARGET static Py_ssize_t FIBNIM_PATH(fib_is_p8)(
         const uint64_t *n, const uint64_t *r, uint8_t *out, Py_ssize_t count, uint64_t limit,
@@ -451,7 +455,7 @@ FIBNIM_TARGET static Py_ssize_t FIBNIM_PATH(fib_is_p8)(
 }
 
 /* Two-pile global Fibonacci Nim, cases 1 and 2 of the theorem as
-   two_pile_is_p of _fibonacci_nim.pyx does them; 2 where another case (or
+   two_pile_is_p of fibonacci_nim.pxi does them; 2 where another case (or
    an unsure lane) needs two_pile_p. Stops as FIBNIM_PATH(fib_is_p8) does. */
 FIBNIM_TARGET static Py_ssize_t FIBNIM_PATH(fib_two_pile8)(
         const uint64_t *piles, const uint64_t *r, uint8_t *out, Py_ssize_t count,

@@ -221,7 +221,7 @@ def arc(j: int, phi: Decimal) -> tuple[Decimal, Decimal]:
 
 
 def test_lowest_index_is_read_off_v_over_phi():
-    # The fact the compiled is_p and global_is_p rest on (fibnim_c/_fibonacci_nim.pyx):
+    # The fact the compiled is_p and global_is_p rest on (fibnim_c/fibonacci_nim.pxi):
     # v's lowest Zeckendorf index is at least j iff v / phi mod 1 lies on arc(j).
     getcontext().prec = 80
     phi = (1 + Decimal(5).sqrt()) / 2

@@ -36,8 +36,8 @@ def test_each_can_be_chosen_and_holds_in_every_thread(backend):
     try:
         for name in fibnim.implementations():
             fibnim.use_implementation(name)
-            seen = []
-            thread = threading.Thread(target=lambda: seen.append(fibnim.implementation))
+            seen: list[str] = []
+            thread = threading.Thread(target=lambda out=seen: out.append(fibnim.implementation))
             thread.start()
             thread.join()
             assert fibnim.implementation == name and seen == [name]
@@ -84,4 +84,6 @@ def test_the_environment_variable_chooses_at_import(backend):
         assert result.stdout.split() == [name]
     result = import_with("neon")
     assert result.returncode != 0
-    assert "ImportError: FIBNIM_IMPLEMENTATION=neon: unknown implementation 'neon'" in result.stderr
+    assert (
+        "ImportError: FIBNIM_IMPLEMENTATION=neon: unknown implementation 'neon'" in result.stderr
+    )

@@ -36,7 +36,7 @@ _PILE = Bound(INT64_MAX, OverflowError, "is above 2**63 - 1 (classify answers in
 __all__ = ["GAMES", "Game", "classify", "random_positions"]
 
 # A fused kernel over one chunk of rows, bound to its game and bound:
-# run(piles, out, limit) -> the first bad row, or -1 (see fibnim_c/_wythoff.pyx).
+# run(piles, out, limit) -> the first bad row, or -1 (see fibnim_c/wythoff.pxi).
 Run = Callable[[NDArray[np.uint64], NDArray[np.int64], int], int]
 
 

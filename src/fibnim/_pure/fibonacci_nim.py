@@ -1,4 +1,4 @@
-"""Pure twin of fibnim._fibonacci_nim (fibnim_c/_fibonacci_nim.pyx)."""
+"""Pure twin of the fibonacci_nim kernels of fibnim._core (fibnim_c/fibonacci_nim.pxi)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Pure twin of fibnim._power_nim (fibnim_c/_power_nim.pyx)."""
+"""Pure twin of the power_nim kernels of fibnim._core (fibnim_c/power_nim.pxi)."""
 
 from __future__ import annotations
 

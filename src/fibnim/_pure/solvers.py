@@ -1,4 +1,4 @@
-"""Pure twin of fibnim._solvers (fibnim_c/_solvers.pyx): exhaustive solvers over
+"""Pure twin of the solvers kernels of fibnim._core (fibnim_c/solvers.pxi): exhaustive solvers over
 the rules of the games, written to be obviously right.
 
 Pieces are bit masks: ROOK 1 (any distance west or south), BISHOP 2 (any

@@ -1,4 +1,4 @@
-"""Pure twin of fibnim._wythoff (fibnim_c/_wythoff.pyx): each kernel checks its
+"""Pure twin of the wythoff kernels of fibnim._core (fibnim_c/wythoff.pxi): each kernel checks its
 values against `limit` before it computes anything and returns the index of
 the first bad one, or -1."""
 
@@ -13,7 +13,7 @@ INT64_MAX = 2**63 - 1
 
 
 def _above(limit: int, *values: np.ndarray) -> int:
-    """The first index where a value exceeds limit, or -1 (see fibnim_c/_wythoff.pyx)."""
+    """The first index where a value exceeds limit, or -1 (see fibnim_c/wythoff.pxi)."""
     for i, row in enumerate(zip(*(v.tolist() for v in values), strict=True)):
         if max(row) > limit:
             return i

@@ -1,4 +1,4 @@
-"""Pure twin of fibnim._zeckendorf (fibnim_c/_zeckendorf.pyx).
+"""Pure twin of the zeckendorf kernels of fibnim._core (fibnim_c/zeckendorf.pxi).
 
 Each kernel reads its input once (`tolist`), checks every value against
 `limit` (and its own rule) and returns the index of the first bad one, having

@@ -10,10 +10,10 @@ results.json (validated against `SCHEMA`, a JSON Schema):
 - `kernels`: one per case, with `name`, `note`, `floor` (add or equal),
   `targets` (x_floor: at most that many times the floor; x_pure and x_hand: at
   least that many times faster than the pure twin and than numpy by hand),
-  `call_overhead_us` (one call on one element) and `rows`, one per size:
-  `path_target` (x_floor at 10**7 that each vector implementation must reach;
-  the scalar one, twice it), `size`, and ns per element as {median, min, max} for `compiled`, `floor`,
-  and where measured `by_hand`, `pure`, `all_threads` (the compiled core on
+  `call_overhead_us` (one call on one element), `path_target` (the x_floor at
+  10**7 each vector implementation must reach; the scalar one, twice it) and
+  `rows`, one per size: `size`, and ns per element as {median, min, max} for
+  `compiled`, `floor`, and where measured `by_hand`, `pure`, `all_threads` (the compiled core on
   every core); at the largest size also `peak_mb` (the most one call allocates)
   and `by_hand_wrong` (how many answers numpy by hand got wrong);
   `x_floor_samples`, each repeat's time over the floor's, the two timed in
@@ -388,9 +388,9 @@ def markdown(results: dict[str, Any], plots: list[str] | None = None) -> str:
 
 
 def path_target(kernel: str, path: str, results: dict[str, Any]) -> float | None:
-    """The x floor the issue sets for kernel on path: its `path_target`, twice
+    """The x floor kernel must reach on path: its `path_target`, twice
     that on the scalar path."""
-    case = next((k for k in results["kernels"] if k["name"] == kernel), {})
+    case: dict[str, Any] = next((k for k in results["kernels"] if k["name"] == kernel), {})
     target = case.get("path_target")
     return None if target is None else target * (2 if path == "scalar" else 1)
 
@@ -427,7 +427,9 @@ def implementation_table(results: dict[str, Any]) -> list[str]:
             cells.append(cell)
         target = path_target(row["name"], "vector", results)
         lines.append(
-            f"| {row['name']} | {row['size']:.0e} | " + " | ".join(cells) + f" | {_number(target)} |"
+            f"| {row['name']} | {row['size']:.0e} | "
+            + " | ".join(cells)
+            + f" | {_number(target)} |"
         )
     return lines
 

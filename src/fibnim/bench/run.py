@@ -273,34 +273,39 @@ def measure_paths(
     cases: list[Case], plan: Plan, progress: Callable[[str], None] | None, seed: int = 2026
 ) -> list[dict[str, Any]]:
     """Each case at its largest size on every implementation this processor runs,
-    on the same inputs, each timed in turns with its floor: {name, size, by_hand
-    (ns per element, where there is one), paths: {implementation: {ns, x_floor,
-    x_floor_samples}}}."""
+    on the same inputs (see `on_every_path`)."""
     rng = np.random.default_rng(seed)
     rows = []
     for case in cases:
-        size = max([n for n in plan.sizes if n <= case.largest] or [min(plan.sizes)])
         if progress:
             progress(f"{case.name}, every implementation")
-        inputs = case.make(size, rng)
-        row: dict[str, Any] = {"name": case.name, "size": size, "paths": {}}
-        if case.by_hand is not None and size <= 10**7:
-            by_hand = case.by_hand
-            row["by_hand"] = timed(lambda: by_hand(inputs), 3)["median"] / size * 1e9
-        for name in _backend.implementations():
-            _backend.use_implementation(name)
-            compiled, _, ratios = paired(
-                lambda: functools.partial(case.call, inputs),
-                functools.partial(floor_call, case.floor, size),
-                plan.repeats,
-            )
-            row["paths"][name] = {
-                "ns": compiled["median"] / size * 1e9,
-                "x_floor": statistics.median(ratios),
-                "x_floor_samples": ratios,
-            }
-        rows.append(row)
+        rows.append(on_every_path(case, plan, rng))
     return rows
+
+
+def on_every_path(case: Case, plan: Plan, rng: np.random.Generator) -> dict[str, Any]:
+    """{name, size, by_hand (ns per element, where there is one), paths:
+    {implementation: {ns, x_floor, x_floor_samples}}}, each implementation timed
+    in turns with its floor."""
+    size = max([n for n in plan.sizes if n <= case.largest] or [min(plan.sizes)])
+    inputs = case.make(size, rng)
+    row: dict[str, Any] = {"name": case.name, "size": size, "paths": {}}
+    by_hand = case.by_hand
+    if by_hand is not None and size <= 10**7:
+        row["by_hand"] = timed(lambda: by_hand(inputs), 3)["median"] / size * 1e9
+    for name in _backend.implementations():
+        _backend.use_implementation(name)
+        compiled, _, ratios = paired(
+            lambda: functools.partial(case.call, inputs),
+            functools.partial(floor_call, case.floor, size),
+            plan.repeats,
+        )
+        row["paths"][name] = {
+            "ns": compiled["median"] / size * 1e9,
+            "x_floor": statistics.median(ratios),
+            "x_floor_samples": ratios,
+        }
+    return row
 
 
 def run(
