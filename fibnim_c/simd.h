@@ -82,9 +82,9 @@ static const fibnim_path fibnim_paths[] = {
 #ifdef FIBNIM_X86_PATHS
     FIBNIM_PATH_TABLE(avx512ifma, FIBNIM_NEEDS_AVX512 | FIBNIM_NEEDS_IFMA),
     FIBNIM_PATH_TABLE(avx512, FIBNIM_NEEDS_AVX512),
-    /* classify goes through winning_move, a block of rows at a time */
     { "avx2", FIBNIM_NEEDS_AVX2, fibnim_is_safe4, fibnim_pair4, fibnim_is_lower4,
-      fibnim_winning_move4, NULL, fibnim_power_pairs4, fibnim_fib_is_p4, fibnim_fib_two_pile4 },
+      fibnim_winning_move4, fibnim_classify_wythoff4, fibnim_power_pairs4, fibnim_fib_is_p4,
+      fibnim_fib_two_pile4 },
 #endif
     { "scalar", 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL },
 };
@@ -116,7 +116,17 @@ static int fibnim_path_supported(int i) {
 /* the path in use; a kernel reads it once per call */
 static const fibnim_path *fibnim_current = &fibnim_paths[FIBNIM_PATH_COUNT - 1];
 
-static const fibnim_path *fibnim_current_path(void) { return fibnim_current; }
-static void fibnim_use_path(int i) { fibnim_current = &fibnim_paths[i]; }
+#if defined(__GNUC__)
+/* one pointer, read and replaced whole while other threads run kernels */
+static const fibnim_path *fibnim_current_path(void) {
+    return __atomic_load_n(&fibnim_current, __ATOMIC_RELAXED);
+}
+static void fibnim_use_path(int i) {
+    __atomic_store_n(&fibnim_current, &fibnim_paths[i], __ATOMIC_RELAXED);
+}
+#else  /* MSVC: aligned pointer loads and stores are whole on x86-64 and ARM64 */
+static const fibnim_path *fibnim_current_path(void) { return *(const fibnim_path *volatile *)&fibnim_current; }
+static void fibnim_use_path(int i) { *(const fibnim_path *volatile *)&fibnim_current = &fibnim_paths[i]; }
+#endif
 
 #endif

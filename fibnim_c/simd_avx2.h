@@ -222,6 +222,44 @@ FIBNIM_AVX2 static Py_ssize_t fibnim_winning_move4(
     return i;
 }
 
+/* classify of wythoff.pxi in normal play, for C-contiguous rows: piles (n, 2)
+   in, out (n, 3) = (1 for P or 0, the target, -1 -1 where none), four rows
+   (three registers of out) at a time */
+FIBNIM_AVX2 static Py_ssize_t fibnim_classify_wythoff4(
+        const uint64_t *piles, int64_t *out, Py_ssize_t n, uint64_t limit) {
+    Py_ssize_t i = 0;
+    const __m256i most = _mm256_set1_epi64x((long long)limit);
+    const __m256i none = _mm256_set1_epi64x(-1);
+    const __m256i one = _mm256_set1_epi64x(1);
+    for (; i + 4 <= n; i += 4) {
+        __m256i lo = _mm256_loadu_si256((const __m256i *)(piles + 2 * i));
+        __m256i hi = _mm256_loadu_si256((const __m256i *)(piles + 2 * i + 4));
+        /* rows 0, 2, 1, 3 after the unpacks; the permutes put them in order */
+        __m256i a = _mm256_permute4x64_epi64(_mm256_unpacklo_epi64(lo, hi), 0xD8);
+        __m256i b = _mm256_permute4x64_epi64(_mm256_unpackhi_epi64(lo, hi), 0xD8);
+        __m256i l = fibnim_max4(a, b);
+        if (fibnim_any4(fibnim_gt4(l, most))) break;
+        __m256i ta, tb;
+        fibnim_move4(a, b, fibnim_width4(l), &ta, &tb);
+        __m256i p = _mm256_and_si256(_mm256_cmpeq_epi64(ta, none), one);
+        /* out, 12 values: (p0 ta0 tb0 p1) (ta1 tb1 p2 ta2) (tb2 p3 ta3 tb3); a
+           blend mask takes 64-bit lane k with bits 2k and 2k + 1 */
+        __m256i o0 = _mm256_permute4x64_epi64(p, _MM_SHUFFLE(1, 0, 0, 0));
+        o0 = _mm256_blend_epi32(o0, _mm256_permute4x64_epi64(ta, 0), 0x0C);
+        o0 = _mm256_blend_epi32(o0, _mm256_permute4x64_epi64(tb, 0), 0x30);
+        __m256i o1 = _mm256_permute4x64_epi64(ta, _MM_SHUFFLE(2, 1, 1, 1));
+        o1 = _mm256_blend_epi32(o1, _mm256_permute4x64_epi64(tb, _MM_SHUFFLE(1, 1, 1, 1)), 0x0C);
+        o1 = _mm256_blend_epi32(o1, _mm256_permute4x64_epi64(p, _MM_SHUFFLE(2, 2, 2, 2)), 0x30);
+        __m256i o2 = _mm256_permute4x64_epi64(tb, _MM_SHUFFLE(3, 2, 2, 2));
+        o2 = _mm256_blend_epi32(o2, _mm256_permute4x64_epi64(p, _MM_SHUFFLE(3, 3, 3, 3)), 0x0C);
+        o2 = _mm256_blend_epi32(o2, _mm256_permute4x64_epi64(ta, _MM_SHUFFLE(3, 3, 3, 3)), 0x30);
+        _mm256_storeu_si256((__m256i *)(out + 3 * i), o0);
+        _mm256_storeu_si256((__m256i *)(out + 3 * i + 4), o1);
+        _mm256_storeu_si256((__m256i *)(out + 3 * i + 8), o2);
+    }
+    return i;
+}
+
 /* Two-pile power-of-two Nim: P iff X = 0 or sb(X) > r, X = n_0 xor n_1 */
 FIBNIM_AVX2 static Py_ssize_t fibnim_power_pairs4(
         const uint64_t *piles, const uint64_t *r, uint8_t *out, Py_ssize_t n, uint64_t limit) {
