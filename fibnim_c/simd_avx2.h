@@ -142,20 +142,6 @@ FIBNIM_AVX2 static Py_ssize_t fibnim_is_safe4(
     return i;
 }
 
-FIBNIM_AVX2 static Py_ssize_t fibnim_pair4(
-        const uint64_t *n, int64_t *a, int64_t *b, Py_ssize_t count, uint64_t limit) {
-    Py_ssize_t i = 0;
-    const __m256i most = _mm256_set1_epi64x((long long)limit);
-    for (; i + 4 <= count; i += 4) {
-        __m256i v = _mm256_loadu_si256((const __m256i *)(n + i));
-        if (fibnim_any4(fibnim_gt4(v, most))) break;
-        __m256i lower = _mm256_add_epi64(v, fibnim_golden_floor4_by_width(v, fibnim_width4(v)));
-        _mm256_storeu_si256((__m256i *)(a + i), lower);
-        _mm256_storeu_si256((__m256i *)(b + i), _mm256_add_epi64(lower, v));
-    }
-    return i;
-}
-
 FIBNIM_AVX2 static Py_ssize_t fibnim_is_lower4(
         const uint64_t *x, uint8_t *out, Py_ssize_t n, int upper, uint64_t limit) {
     Py_ssize_t i = 0;
