@@ -22,6 +22,7 @@ FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
         "fibnim.power_nim",
         "fibnim.solvers",
         "fibnim.classify",
+        "fibnim._backend",
     ],
 )
 def test_docstring_examples(module):

@@ -108,7 +108,18 @@ def name() -> str:
 
 def implementations() -> tuple[str, ...]:
     """The compiled core's implementations that this processor runs, best first;
-    empty without the core."""
+    empty without the core.
+
+    The names are "avx512ifma", "avx512", "avx2" and "scalar" (portable C, which
+    every build has); fibnim takes the first at import.
+
+    Examples
+    --------
+    >>> import fibnim
+    >>> names = fibnim.implementations()
+    >>> names == () or names[-1] == "scalar"
+    True
+    """
     return () if _CORE is None else tuple(_CORE.implementations())
 
 
@@ -135,7 +146,33 @@ def _unsupported(name: object) -> str:
 
 def use_implementation(name: str) -> None:
     """Make the compiled core's kernels take implementation `name` from now on,
-    in every thread; ValueError if this processor or build does not run it."""
+    in every thread.
+
+    Every implementation gives the same answers and errors; they differ in speed.
+    The environment variable FIBNIM_IMPLEMENTATION makes the same choice at import.
+
+    Raises
+    ------
+    ValueError
+        If this processor or build does not run `name` (see `implementations`),
+        or no implementation has that name.
+
+    Examples
+    --------
+    >>> import fibnim
+    >>> answers = set()
+    >>> for name in fibnim.implementations():
+    ...     fibnim.use_implementation(name)
+    ...     answers.add(str(fibnim.wythoff.is_safe([3, 4], [5, 5]).tolist()))
+    >>> answers <= {"[True, False]"}
+    True
+    >>> for best in fibnim.implementations()[:1]:  # none without the compiled core
+    ...     fibnim.use_implementation(best)
+    >>> fibnim.use_implementation("neon")
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown implementation 'neon': ...
+    """
     if _CORE is None or not isinstance(name, str) or not _CORE.use_implementation(name):
         raise ValueError(_unsupported(name))
 
