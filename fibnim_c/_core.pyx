@@ -14,9 +14,12 @@ from _simd cimport *
 fill_tables()
 
 
-def implementations():
-    """The implementations this processor runs, best first (the last: "scalar")."""
-    return tuple(PATHS[i].name.decode() for i in range(PATH_COUNT) if path_supported(i))
+def implementations(bint built=False):
+    """The implementations this processor runs, best first (the last: "scalar");
+    with built, all that this build carries, whether this processor runs them or not."""
+    return tuple(
+        PATHS[i].name.decode() for i in range(PATH_COUNT) if built or path_supported(i)
+    )
 
 
 def implementation():

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from typing import Any
+
 F = [0, 1]  # F_0 .. F_599, built here rather than taken from fibnim
 while len(F) < 600:
     F.append(F[-1] + F[-2])
@@ -130,3 +134,22 @@ def subprocess_env() -> dict[str, str]:
         env["FIBNIM_PURE_PYTHON"] = "1"
     env["PYTHONWARNINGS"] = "error::DeprecationWarning"
     return env
+
+
+def run_fibnim(
+    *arguments: str,
+    stdin: str | None = None,
+    cwd: Any = None,
+    preexec_fn: Any = None,
+) -> subprocess.CompletedProcess[str]:
+    """The `fibnim` command in a subprocess, on the test's backend."""
+    return subprocess.run(
+        [sys.executable, "-m", "fibnim", *arguments],
+        capture_output=True,
+        text=True,
+        check=False,
+        input=stdin,
+        cwd=cwd,
+        env=subprocess_env(),
+        preexec_fn=preexec_fn,
+    )

@@ -5,17 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-
-def fibnim(*arguments: str) -> subprocess.CompletedProcess[str]:
-    from _support import subprocess_env
-
-    return subprocess.run(
-        [sys.executable, "-m", "fibnim", *arguments],
-        capture_output=True,
-        text=True,
-        check=False,
-        env=subprocess_env(),
-    )
+from _support import run_fibnim as fibnim
 
 
 def test_encode():
@@ -61,31 +51,18 @@ from fibnim import _backend  # noqa: E402
 from fibnim.classify import classify  # noqa: E402
 
 
-def run(*arguments: str, stdin: str | None = None, cwd: Path | None = None):
-    """fibnim in a subprocess on the test's backend."""
-    return subprocess.run(
-        [sys.executable, "-m", "fibnim", *arguments],
-        capture_output=True,
-        text=True,
-        check=False,
-        input=stdin,
-        env=subprocess_env(),
-        cwd=cwd,
-    )
-
-
 def test_wythoff_command():
-    result = run("wythoff", "10", "15")
+    result = fibnim("wythoff", "10", "15")
     assert result.returncode == 0, result.stderr
     assert "(10, 15) is an N-position" in result.stdout
     assert "winning move: to (10, 6)" in result.stdout and "B-number" in result.stdout
-    result = run("wythoff", "3", "5")
+    result = fibnim("wythoff", "3", "5")
     assert "a P-position" in result.stdout and "winning move: none" in result.stdout
-    assert "a P-position (misere" in run("wythoff", "0", "1", "--misere").stdout
+    assert "a P-position (misere" in fibnim("wythoff", "0", "1", "--misere").stdout
 
 
 def test_classify_random_prints_a_summary_on_stderr():
-    result = run("classify", "--random", "5000", "--game", "wythoff", "--seed", "3")
+    result = fibnim("classify", "--random", "5000", "--game", "wythoff", "--seed", "3")
     assert result.returncode == 0, result.stderr
     assert result.stdout == "" and result.stderr.startswith("wythoff: 5000 positions, ")
     assert f"backend {_backend.name()}" in result.stderr and "positions/s" in result.stderr
@@ -96,7 +73,7 @@ def test_json_summary(tmp_path, to_stdout):
     positions = positions_for("nim", 300)
     np.save(tmp_path / "in.npy", positions)
     output = "-" if to_stdout else "out.csv"
-    result = run("classify", "in.npy", "-o", output, "--game", "nim", "--json", cwd=tmp_path)
+    result = fibnim("classify", "in.npy", "-o", output, "--game", "nim", "--json", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     # the JSON goes where the data does not
     summary = json.loads(result.stderr if to_stdout else result.stdout)
@@ -119,7 +96,7 @@ def positions_for(game: str, rows: int, seed: int = 1) -> np.ndarray:
 def test_npy_round_trip(tmp_path, game, rows):
     positions = positions_for(game, rows)
     np.save(tmp_path / "in.npy", positions)
-    result = run(
+    result = fibnim(
         "classify", "in.npy", "-o", "out.npy", "--game", game, "--chunk", "100", cwd=tmp_path
     )
     assert result.returncode == 0, result.stderr
@@ -151,7 +128,7 @@ def test_text_round_trip(tmp_path, suffix, delimiter, header):
     if header:
         lines.insert(0, delimiter.join(["small", "large"]))
     (tmp_path / f"in{suffix}").write_text("\n".join(lines) + "\n")
-    result = run(
+    result = fibnim(
         "classify",
         f"in{suffix}",
         "-o",
@@ -174,7 +151,7 @@ def test_text_round_trip(tmp_path, suffix, delimiter, header):
 def test_stdin_to_stdout():
     positions = positions_for("nim", 30)
     text = "\n".join(",".join(map(str, row)) for row in positions.tolist())
-    result = run("classify", "-", "-o", "-", "--game", "nim", stdin=text)
+    result = fibnim("classify", "-", "-o", "-", "--game", "nim", stdin=text)
     assert result.returncode == 0, result.stderr
     header, *lines = result.stdout.splitlines()
     assert header == "pile_1,pile_2,pile_3,outcome,move_1,move_2,move_3"
@@ -187,7 +164,7 @@ def test_parquet_round_trip(tmp_path):
     positions = positions_for("wythoff", 300)
     table = pa.table({"x": positions[:, 0], "y": positions[:, 1].astype(np.uint32)})
     pq.write_table(table, tmp_path / "in.parquet", row_group_size=70)
-    result = run(
+    result = fibnim(
         "classify",
         "in.parquet",
         "-o",
@@ -209,7 +186,7 @@ def test_parquet_round_trip(tmp_path):
 def test_threads_do_not_change_the_answer(tmp_path):
     np.save(tmp_path / "in.npy", positions_for("wythoff", 5000))
     for threads in ("1", "2"):
-        result = run(
+        result = fibnim(
             "classify",
             "in.npy",
             "-o",
@@ -239,7 +216,7 @@ def test_threads_do_not_change_the_answer(tmp_path):
 )
 def test_bad_csv_rows_stop_the_run_with_the_line(tmp_path, text, message):
     (tmp_path / "in.csv").write_text(text)
-    result = run("classify", "in.csv", "-o", "out.csv", "--game", "wythoff", cwd=tmp_path)
+    result = fibnim("classify", "in.csv", "-o", "out.csv", "--game", "wythoff", cwd=tmp_path)
     assert result.returncode == 1 and message in result.stderr, result.stderr
     assert "Traceback" not in result.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in.csv"]  # no partial output
@@ -256,7 +233,7 @@ def test_bad_npy_files(tmp_path):
         ("big.npy", "big.npy: row 0, column 2: 9223372036854775808 is too large for int64"),
         ("junk.npy", "junk.npy: not a .npy file"),
     ]:
-        result = run("classify", name, "-o", "out.npy", "--game", "wythoff", cwd=tmp_path)
+        result = fibnim("classify", name, "-o", "out.npy", "--game", "wythoff", cwd=tmp_path)
         assert result.returncode == 1 and message in result.stderr, result.stderr
     assert not (tmp_path / "out.npy").exists()
 
@@ -273,11 +250,11 @@ def test_usage_errors_exit_2(tmp_path):
         (["--random", "5", "--game", "chess"], "invalid choice: 'chess'"),
         (["in.npy", "--random", "5", "--game", "nim"], "give INPUT or --random N"),
     ]:
-        result = run("classify", *arguments, cwd=tmp_path)
+        result = fibnim("classify", *arguments, cwd=tmp_path)
         assert result.returncode == 2 and message in result.stderr, (arguments, result.stderr)
         assert "Traceback" not in result.stderr
     assert (tmp_path / "taken.npy").read_bytes() == b"keep me"
-    result = run(
+    result = fibnim(
         "classify", "in.npy", "-o", "taken.npy", "--game", "wythoff", "--force", cwd=tmp_path
     )
     assert result.returncode == 0 and np.load(tmp_path / "taken.npy").shape == (3, 3)
@@ -285,7 +262,7 @@ def test_usage_errors_exit_2(tmp_path):
 
 def test_a_wrong_number_of_piles_is_a_data_error(tmp_path):
     np.save(tmp_path / "in.npy", np.ones((3, 3), dtype=np.int64))
-    result = run("classify", "in.npy", "-o", "o.npy", "--game", "wythoff", cwd=tmp_path)
+    result = fibnim("classify", "in.npy", "-o", "o.npy", "--game", "wythoff", cwd=tmp_path)
     assert result.returncode == 1
     assert "in.npy: wythoff takes positions of 2 piles (columns), not 3" in result.stderr
 
@@ -365,7 +342,7 @@ def test_classify_on_a_dask_scheduler(tmp_path):
     positions = positions_for("wythoff", 20_000)
     np.save(tmp_path / "in.npy", positions)
     with local_cluster() as cluster:
-        result = run(
+        result = fibnim(
             "classify",
             "in.npy",
             "-o",
@@ -418,7 +395,7 @@ def test_progress_bar_only_on_a_terminal(quiet):
     assert stdout == b""  # the summary goes with the bar, to stderr
     assert (b"positions/s" in seen) == (not quiet)
     # and with stderr not a terminal (every other test here), no bar at all
-    assert "100%|" not in run(*arguments).stderr
+    assert "100%|" not in fibnim(*arguments).stderr
 
 
 # --- the CLI never destroys data ----------------------------------------------------------
@@ -433,7 +410,9 @@ def test_the_input_is_never_the_output(tmp_path, how):
         os.symlink("in.csv", tmp_path / "link.csv")
     elif how == "hard link":
         os.link(tmp_path / "in.csv", tmp_path / "hard.csv")
-    result = run("classify", "in.csv", "-o", output, "--game", "wythoff", "--force", cwd=tmp_path)
+    result = fibnim(
+        "classify", "in.csv", "-o", output, "--game", "wythoff", "--force", cwd=tmp_path
+    )
     assert result.returncode == 2
     assert "is the input file itself" in result.stderr
     assert (tmp_path / "in.csv").read_text() == "1,2\n3,5\n"
@@ -516,8 +495,8 @@ def test_a_parquet_dataset_on_a_local_cluster(tmp_path):
     with local_cluster() as cluster:
         arguments = ["classify", "dataset", "-o", "out", "--game", "wythoff"]
         arguments += ["--dask", cluster.scheduler_address]
-        refused = run(*arguments, cwd=tmp_path)
-        result = run(*arguments, "--force", cwd=tmp_path)
+        refused = fibnim(*arguments, cwd=tmp_path)
+        result = fibnim(*arguments, "--force", cwd=tmp_path)
     assert refused.returncode == 2 and "exists" in refused.stderr
     assert result.returncode == 0, result.stderr
     total = sum(len(p) for p in parts)
@@ -542,7 +521,7 @@ def test_a_bad_value_in_a_dataset_is_a_data_error(tmp_path):
     (tmp_path / "dataset").mkdir()
     for i, x in enumerate([[1, 2], [3, -4]]):
         pq.write_table(pa.table({"x": x, "y": [5, 6]}), tmp_path / "dataset" / f"{i}.parquet")
-    result = run("classify", "dataset", "-o", "out", "--game", "wythoff", cwd=tmp_path)
+    result = fibnim("classify", "dataset", "-o", "out", "--game", "wythoff", cwd=tmp_path)
     assert result.returncode == 1
     assert "dataset: partition 1: classify: positions[1, 0] = -4 is negative" in result.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["dataset"]

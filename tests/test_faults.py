@@ -13,6 +13,7 @@ import time
 
 import numpy as np
 import pytest
+from _support import run_fibnim as fibnim
 from _support import subprocess_env
 
 from fibnim import _backend, _stop, fibonacci_nim, solvers
@@ -20,18 +21,6 @@ from fibnim._files import Sink
 from fibnim.classify import classify
 
 POSIX = pytest.mark.skipif(os.name == "nt", reason="POSIX signals and resource limits")
-
-
-def fibnim(*arguments: str, cwd=None, preexec_fn=None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "fibnim", *arguments],
-        capture_output=True,
-        text=True,
-        check=False,
-        cwd=cwd,
-        env=subprocess_env(),
-        preexec_fn=preexec_fn,
-    )
 
 
 def start(*arguments: str, cwd=None, **pipes) -> subprocess.Popen:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import threading
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -87,3 +88,27 @@ def test_the_environment_variable_chooses_at_import(backend):
     assert (
         "ImportError: FIBNIM_IMPLEMENTATION=neon: unknown implementation 'neon'" in result.stderr
     )
+
+
+# what each implementation needs of the processor, by the flags Linux lists
+NEEDS = {
+    "avx512ifma": {"avx512f", "avx512vl", "avx512bw", "avx512dq", "avx512cd", "avx512ifma"},
+    "avx512": {"avx512f", "avx512vl", "avx512bw", "avx512dq", "avx512cd"},
+    "avx2": {"avx2", "bmi2", "fma"},
+    "scalar": set(),
+}
+
+
+def test_the_processor_check_agrees_with_the_flags_linux_lists():
+    compiled_core()
+    try:
+        text = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        pytest.skip("no /proc/cpuinfo to compare with")
+    lines = [line for line in text.splitlines() if line.startswith("flags")]
+    if not lines:
+        pytest.skip("no x86 flags in /proc/cpuinfo (another architecture)")
+    flags = set(lines[0].split(":", 1)[1].split())
+    built = _backend._CORE.implementations(built=True)
+    assert built[-1] == "scalar" and set(built) <= set(NEEDS)
+    assert fibnim.implementations() == tuple(name for name in built if NEEDS[name] <= flags)
