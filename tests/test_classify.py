@@ -165,8 +165,9 @@ def cluster():
     backend is the one they run)."""
     distributed = pytest.importorskip("distributed")
     with (
+        # the dashboard on a free port: None still took 8787, which another run held
         distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0"
         ) as local,
         distributed.Client(local) as client,
     ):

@@ -333,8 +333,9 @@ def local_cluster():
     """A scheduler on a TCP port with two workers: threads of this process, so
     that the test's backend is the one they run."""
     distributed = pytest.importorskip("distributed")
+    # the dashboard on a free port: None still took 8787, which another run held
     return distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=False, protocol="tcp", dashboard_address=None
+        n_workers=2, threads_per_worker=1, processes=False, protocol="tcp", dashboard_address=":0"
     )
 
 
