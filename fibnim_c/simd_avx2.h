@@ -25,9 +25,16 @@ FIBNIM_AVX2 static inline int fibnim_any4(__m256i mask) {
     return !_mm256_testz_si256(mask, mask);
 }
 
+/* four bits b3 b2 b1 b0 as the bytes 0 or 1 of b0, b1, b2, b3 (little-endian):
+   b * 0x204081 puts bit k at bit 8k (and elsewhere), without pdep, which Zen 2
+   microcodes */
+static inline uint32_t fibnim_bytes_of_bits4(uint32_t bits) {
+    return (bits * 0x204081u) & 0x01010101u;
+}
+
 /* four lanes of all ones or zeros as four bytes of 1 or 0 */
 FIBNIM_AVX2 static inline void fibnim_store_bools4(uint8_t *out, __m256i mask) {
-    uint32_t bytes = _pdep_u32((uint32_t)_mm256_movemask_pd(_mm256_castsi256_pd(mask)), 0x01010101u);
+    uint32_t bytes = fibnim_bytes_of_bits4((uint32_t)_mm256_movemask_pd(_mm256_castsi256_pd(mask)));
     memcpy(out, &bytes, 4);
 }
 
@@ -354,8 +361,8 @@ FIBNIM_AVX2 static inline __m256i fibnim_on_arc4(
 FIBNIM_AVX2 static inline void fibnim_store_answer4(uint8_t *out, __m256i p, __m256i unsure) {
     uint32_t p_bits = (uint32_t)_mm256_movemask_pd(_mm256_castsi256_pd(p));
     uint32_t unsure_bits = (uint32_t)_mm256_movemask_pd(_mm256_castsi256_pd(unsure));
-    uint32_t bytes = _pdep_u32(p_bits & ~unsure_bits, 0x01010101u)
-        | _pdep_u32(unsure_bits, 0x02020202u);
+    uint32_t bytes = fibnim_bytes_of_bits4(p_bits & ~unsure_bits)
+        | (fibnim_bytes_of_bits4(unsure_bits) << 1);
     memcpy(out, &bytes, 4);
 }
 

@@ -149,6 +149,13 @@ FIBNIM_TARGET static inline __mmask8 FIBNIM_PATH(lower_count8)(__m512i x, __m512
         | (_mm512_cmpeq_epu64_mask(frac_hi, phi_hi) & _mm512_cmplt_epu64_mask(frac_lo, phi_lo));
 }
 
+/* eight mask bits as eight bytes of 1 or 0, from a constant register: a
+   masked broadcast of 1 from a general register (vpbroadcastb) in each
+   iteration was the costliest instruction of these loops */
+FIBNIM_TARGET static inline void FIBNIM_PATH(store_bools8)(uint8_t *out, __mmask8 mask) {
+    _mm_storel_epi64((__m128i *)out, _mm_maskz_mov_epi8(mask, _mm_set1_epi8(1)));
+}
+
 FIBNIM_TARGET static Py_ssize_t FIBNIM_PATH(is_safe8)(
         const uint64_t *x, const uint64_t *y, uint8_t *out, Py_ssize_t n, uint64_t limit) {
     Py_ssize_t i = 0;
@@ -162,7 +169,7 @@ FIBNIM_TARGET static Py_ssize_t FIBNIM_PATH(is_safe8)(
         __m512i d = _mm512_sub_epi64(large, s);
         __m512i a_d = _mm512_add_epi64(d, FIBNIM_PATH(golden_floor8)(d, 0));
         __mmask8 safe = _mm512_cmpeq_epu64_mask(s, a_d);
-        _mm_storel_epi64((__m128i *)(out + i), _mm_maskz_set1_epi8(safe, 1));
+        FIBNIM_PATH(store_bools8)(out + i, safe);
     }
     return i;
 }
@@ -195,7 +202,7 @@ FIBNIM_TARGET static Py_ssize_t FIBNIM_PATH(is_lower8)(
         __mmask8 lower = FIBNIM_PATH(lower_count8)(v, &below, 0);
         __mmask8 nonzero = _mm512_test_epi64_mask(v, v);
         __mmask8 result = upper ? (__mmask8)(~lower & nonzero) : (__mmask8)(lower & nonzero);
-        _mm_storel_epi64((__m128i *)(out + i), _mm_maskz_set1_epi8(result, 1));
+        FIBNIM_PATH(store_bools8)(out + i, result);
     }
     return i;
 }
@@ -348,7 +355,7 @@ FIBNIM_TARGET static Py_ssize_t FIBNIM_PATH(power_pairs8)(
                                      _mm512_permutex2var_epi64(lo, second, hi));
         __m512i lowest = _mm512_and_si512(x, _mm512_sub_epi64(_mm512_setzero_si512(), x));
         __mmask8 p = _mm512_testn_epi64_mask(x, x) | _mm512_cmpgt_epu64_mask(lowest, bound);
-        _mm_storel_epi64((__m128i *)(out + i), _mm_maskz_set1_epi8(p, 1));
+        FIBNIM_PATH(store_bools8)(out + i, p);
     }
     return i;
 }
@@ -428,8 +435,8 @@ FIBNIM_TARGET static inline __mmask8 FIBNIM_PATH(on_arc8)(
 
 /* out = 1 for a P-position, 0 for an N-position, 2 where unsure */
 FIBNIM_TARGET static inline void FIBNIM_PATH(store_answer8)(uint8_t *out, __mmask8 p, __mmask8 unsure) {
-    __m128i answer = _mm_maskz_set1_epi8(p, 1);
-    _mm_storel_epi64((__m128i *)out, _mm_mask_set1_epi8(answer, unsure, 2));
+    __m128i answer = _mm_maskz_mov_epi8(p, _mm_set1_epi8(1));
+    _mm_storel_epi64((__m128i *)out, _mm_mask_mov_epi8(answer, unsure, _mm_set1_epi8(2)));
 }
 
 /* One-pile Fibonacci Nim, as is_p of fibonacci_nim.pxi; stops before
