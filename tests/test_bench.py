@@ -243,3 +243,13 @@ def test_the_file_pipelines_without_pyarrow(monkeypatch):
     measured = pipelines.measure("quick", 1, None)
     assert [p["name"] for p in measured] == ["npy -> npy", "csv -> csv (no pyarrow)"]
     assert all(p["seconds"] > 0 and p["floor_seconds"] > 0 for p in measured)
+
+
+def test_the_file_pipelines_run_on_the_implementation_asked_for():
+    if "cython" not in _backend.available():
+        pytest.skip("fibnim bench compares the compiled core, not built here")
+    from fibnim.bench import pipelines
+
+    # a name no build has: fibnim's own runs must refuse it, so it reached them
+    with pytest.raises(RuntimeError, match="FIBNIM_IMPLEMENTATION=neon"):
+        pipelines.measure("quick", 1, None, {"FIBNIM_IMPLEMENTATION": "neon"})

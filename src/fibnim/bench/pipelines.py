@@ -221,9 +221,13 @@ def _peak_mb(source: Path, target: Path, environment: dict[str, str]) -> float |
 
 
 def measure(
-    mode: str, repeats: int, progress: Callable[[str], None] | None
+    mode: str,
+    repeats: int,
+    progress: Callable[[str], None] | None,
+    environment: dict[str, str] | None = None,
 ) -> list[dict[str, Any]]:
-    """Each pipeline's figures (see fibnim.bench.report)."""
+    """Each pipeline's figures (see fibnim.bench.report); fibnim's runs with
+    `environment` added to theirs."""
     try:
         import pyarrow  # noqa: F401
 
@@ -231,6 +235,7 @@ def measure(
     except ImportError:
         arrow = False
     threads = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
+    chosen = environment or {}
     results = []
     with tempfile.TemporaryDirectory(prefix="fibnim-bench-") as scratch:
         directory = Path(scratch)
@@ -258,9 +263,9 @@ def measure(
                 floor_seconds.append(_floor(pipeline, source, floor_target, threads))
                 target.unlink(missing_ok=True)
                 _sync()
-                fibnim_seconds.append(_fibnim(source, target, pipeline.environment))
+                fibnim_seconds.append(_fibnim(source, target, {**pipeline.environment, **chosen}))
             target.unlink(missing_ok=True)
-            peak = _peak_mb(source, target, pipeline.environment)
+            peak = _peak_mb(source, target, {**pipeline.environment, **chosen})
             for path in (source, target, floor_target):
                 path.unlink(missing_ok=True)
             results.append(

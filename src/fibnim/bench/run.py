@@ -348,7 +348,11 @@ def run(
             if progress:
                 progress("solvers")
             results["solvers"] = measure_solvers(plan)
-            results["pipelines"] = pipelines.measure(mode, 1 if mode == "quick" else 5, progress)
+            # the whole runs, in subprocesses, on the implementation the suite ran on
+            chosen = {"FIBNIM_IMPLEMENTATION": _backend.implementation()}
+            results["pipelines"] = pipelines.measure(
+                mode, 1 if mode == "quick" else 5, progress, chosen
+            )
         if every_path:
             results["implementations"] = measure_paths(cases, plan, progress)
     finally:
