@@ -22,6 +22,7 @@ from setuptools import setup
 from setuptools.command.build_ext import build_ext
 
 HERE = Path(__file__).parent
+DEPENDS = {".pxi", ".pxd", ".h"}  # what _core.pyx includes: a change rebuilds it
 
 
 def truthy(name: str) -> bool:
@@ -47,8 +48,9 @@ def extensions():
             "fibnim._core",
             ["fibnim_c/_core.pyx"],
             include_dirs=["fibnim_c"],
-            depends=[str(p.relative_to(HERE)) for p in sorted(sources.glob("*.[hp]x[id]"))]
-            + [str(p.relative_to(HERE)) for p in sorted(sources.glob("*.h"))],
+            depends=sorted(
+                str(p.relative_to(HERE)) for p in sources.iterdir() if p.suffix in DEPENDS
+            ),
             define_macros=macros,
             extra_compile_args=compile_args,
             extra_link_args=link_args,
@@ -73,8 +75,9 @@ def extensions():
 class build_ext_or_fall_back(build_ext):
     """Builds the compiled core; where that fails, installs the pure twin and says so.
 
-    Any failure counts (no compiler, a compiler error, a missing header). cythonize() returns fresh Extension objects, so setuptools' own
-    `optional` flag is not carried over; this class is the fallback instead.
+    Any failure counts (no compiler, a compiler error, a missing header).
+    cythonize() returns fresh Extension objects, so setuptools' own `optional`
+    flag is not carried over; this class is the fallback instead.
     """
 
     def run(self) -> None:

@@ -215,6 +215,15 @@ FIBNIM_AVX2 static Py_ssize_t fibnim_winning_move4(
     return i;
 }
 
+/* the two columns of four rows of (n, 2) piles, in row order: the unpacks give
+   rows 0, 2, 1, 3, and the permutes put them back */
+FIBNIM_AVX2 static inline void fibnim_columns4(const uint64_t *rows, __m256i *first, __m256i *second) {
+    __m256i lo = _mm256_loadu_si256((const __m256i *)rows);
+    __m256i hi = _mm256_loadu_si256((const __m256i *)(rows + 4));
+    *first = _mm256_permute4x64_epi64(_mm256_unpacklo_epi64(lo, hi), 0xD8);
+    *second = _mm256_permute4x64_epi64(_mm256_unpackhi_epi64(lo, hi), 0xD8);
+}
+
 /* classify of wythoff.pxi in normal play, for C-contiguous rows: piles (n, 2)
    in, out (n, 3) = (1 for P or 0, the target, -1 -1 where none), four rows
    (three registers of out) at a time */
@@ -225,11 +234,8 @@ FIBNIM_AVX2 static Py_ssize_t fibnim_classify_wythoff4(
     const __m256i none = _mm256_set1_epi64x(-1);
     const __m256i one = _mm256_set1_epi64x(1);
     for (; i + 4 <= n; i += 4) {
-        __m256i lo = _mm256_loadu_si256((const __m256i *)(piles + 2 * i));
-        __m256i hi = _mm256_loadu_si256((const __m256i *)(piles + 2 * i + 4));
-        /* rows 0, 2, 1, 3 after the unpacks; the permutes put them in order */
-        __m256i a = _mm256_permute4x64_epi64(_mm256_unpacklo_epi64(lo, hi), 0xD8);
-        __m256i b = _mm256_permute4x64_epi64(_mm256_unpackhi_epi64(lo, hi), 0xD8);
+        __m256i a, b;
+        fibnim_columns4(piles + 2 * i, &a, &b);
         __m256i l = fibnim_max4(a, b);
         if (fibnim_any4(fibnim_gt4(l, most))) break;
         __m256i ta, tb;
@@ -394,11 +400,8 @@ FIBNIM_AVX2 static Py_ssize_t fibnim_fib_two_pile4(
     const __m256i one = _mm256_set1_epi64x(1);
     const __m256i zero = _mm256_setzero_si256();
     for (; i + 4 <= count; i += 4) {
-        __m256i lo = _mm256_loadu_si256((const __m256i *)(piles + 2 * i));
-        __m256i hi = _mm256_loadu_si256((const __m256i *)(piles + 2 * i + 4));
-        /* rows 0, 2, 1, 3 after the unpacks; the permutes put them in order */
-        __m256i x = _mm256_permute4x64_epi64(_mm256_unpacklo_epi64(lo, hi), 0xD8);
-        __m256i y = _mm256_permute4x64_epi64(_mm256_unpackhi_epi64(lo, hi), 0xD8);
+        __m256i x, y;
+        fibnim_columns4(piles + 2 * i, &x, &y);
         __m256i large = fibnim_max4(x, y);
         __m256i given = _mm256_loadu_si256((const __m256i *)(r + i));
         if (fibnim_any4(fibnim_gt4(fibnim_max4(large, given), most))) break;
