@@ -22,7 +22,10 @@ FIBNIM_SANITIZE=1 FIBNIM_REQUIRE_EXTENSION=1 \
     "$work/venv/bin/python" -m pip install --quiet --no-cache-dir "$work/src[test]"
 
 for module in "$work"/venv/lib/python*/site-packages/fibnim/_*.so; do
-    ldd "$module" | grep -q libasan || { echo "$module: not built with ASan" >&2; exit 1; }
+    # ldd's whole output first: grep -q would close the pipe at the first match, and
+    # ldd's SIGPIPE then fails the pipeline under pipefail (it did once in CI)
+    libraries=$(ldd "$module")
+    grep -q libasan <<< "$libraries" || { echo "$module: not built with ASan" >&2; exit 1; }
 done
 runtime=$(${CC:-gcc} -print-file-name=libasan.so)
 test -e "$runtime" || { echo "no ASan runtime at $runtime" >&2; exit 1; }
