@@ -219,7 +219,7 @@ cdef Py_ssize_t moves(const uint64_t* x, const uint64_t* y, Py_ssize_t step, int
             tl = ts + d
             # pass 1 wrote tx = s, ty = the partner when x <= y, or else the
             # other way round; the partner exceeds s
-            swapped = 0 - <uint64_t>(tx[at] > ty[at])
+            swapped = 0 - <uint64_t>(<uint64_t>tx[at] > <uint64_t>ty[at])  # the partner may pass 2**63 - 1
             tx[at] = <int64_t>((ts & ~swapped) | (tl & swapped))
             ty[at] = <int64_t>((tl & ~swapped) | (ts & swapped))
         if misere:

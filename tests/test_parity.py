@@ -387,3 +387,28 @@ def test_random_lengths_and_strides(function, values, step, unsigned):
             twins = other[1] if isinstance(other[1], tuple) else (other[1],)
             for a, b in zip(answers, twins, strict=True):
                 assert a.dtype == b.dtype and (a == b).all()
+
+
+def test_diagonal_moves_whose_partner_passes_2_63():
+    # s = a_n < l < b_n with b_n above 2**63 - 1 (the target (a_d, b_d) fits):
+    # the scalar kernel once compared the partner as an int64 and gave the
+    # target's piles in the wrong order, an illegal move
+    from fibnim._exact import wythoff as exact
+
+    pick = np.random.default_rng(63)
+    rows, partners_past = [], 0
+    for n in pick.integers(2**61, int(2**63 / 1.618034), size=200).tolist():
+        a, b = exact.pair(n)
+        high = min(b - 1, 2**63 - 1)
+        if a + 1 < high:
+            large = int(pick.integers(a + 1, high))
+            rows.append((a, large) if len(rows) % 2 else (large, a))
+            partners_past += b > 2**63 - 1
+    assert partners_past > 100
+    x, y = (np.array(column, dtype=np.int64) for column in zip(*rows, strict=True))
+    expected = [exact.winning_move(p, q) for p, q in rows]
+    tx, ty = fibnim.wythoff.winning_move(x, y)
+    assert list(zip(tx.tolist(), ty.tolist(), strict=True)) == expected
+    assert [fibnim.wythoff.winning_move(p, q) for p, q in rows] == expected
+    moves = classify(np.stack([x, y], axis=1), "wythoff")[:, 1:]
+    assert [tuple(m) for m in moves.tolist()] == expected
