@@ -81,8 +81,9 @@ cdef inline void fill_tables() noexcept nogil:
 #     x - 1.2764 < m < x + 0.1709.
 # y = ((n >> a) * c) / 2**40 with c = floor(2**(40 + a) / phi^j) satisfies
 # x - delta <= y <= x with delta = 2**a / phi^j + n / 2**(40 + a) < 0.007 for
-# (j, a) = (44, 23) and (22, 8) and n < F_{j+22}; the product stays below
-# 2**57 (tests/test_zeckendorf.py recomputes both bounds). So
+# (j, a) = (44, 23) and (22, 8) and n < F_{j+22}; the product, RHO added,
+# stays below 2**64 (below 2**55 in fact; tests/test_zeckendorf.py recomputes
+# both bounds). So
 # t = floor(y + rho), rho = 0.45, has m <= t <= m + 1, and
 # m = t - [S_j(t) > n]: no search. t <= m + 1 <= F_22 (resp. F_24) stays
 # inside the tables.

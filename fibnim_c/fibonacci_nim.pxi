@@ -149,54 +149,58 @@ cdef inline bint on_arc(uint64_t x, int j, bint* unsure) noexcept nogil:
     return u < ARC_LENGTH[j]
 
 
+cdef Py_ssize_t is_p_rows(const uint64_t* n, const uint64_t* r, uint8_t* out, Py_ssize_t size,
+                          uint64_t limit) noexcept nogil:
+    cdef Py_ssize_t i, start = 0, done, stop
+    cdef bint unsure, above
+    cdef int any_unsure
+    cdef uint64_t v, bound
+    cdef const Path* path = current_path()
+    while start < size:
+        stop = start + ARC_BLOCK if size - start > ARC_BLOCK else size
+        done = start
+        any_unsure = above = False
+        if path.fib_is_p != NULL:
+            done += path.fib_is_p(&n[start], &r[start], &out[start], stop - start, limit,
+                                  SIMD_ROWS, &any_unsure)
+        # branch-free over the block; the rare unsure ones again, exactly
+        for i in range(done, stop):
+            v = n[i]
+            bound = r[i]
+            unsure = False
+            above |= (v > limit) | (bound > limit)
+            out[i] = on_arc(golden_fraction(v), top_index_of_bound(bound) + 1, &unsure)
+            out[i] |= unsure * UNSURE
+            any_unsure |= unsure
+        if above:
+            return first_pair_above(n, r, limit, done, stop)
+        if any_unsure:
+            for i in range(start, stop):
+                if out[i] >= UNSURE:
+                    # read again, so checked again
+                    v = n[i]
+                    bound = r[i]
+                    if (v > limit) | (bound > limit):
+                        return i
+                    out[i] = (v == 0) | (lowest_term_of(v) > bound)
+        start = stop
+    return -1
+
+
 def fibonacci_nim_is_p(const uint64_t[::1] n, const uint64_t[::1] r, uint8_t[::1] out, uint64_t limit):
     """out[i] = 1 where (n[i]; r[i]) is a P-position of one-pile Fibonacci Nim:
     n = 0, or its lowest Zeckendorf term exceeds r, that is its lowest index is
     at least top_index(r) + 1. Checks its bound as it goes (see
     fibnim_c/wythoff.pxi): returns the first i with n or r above limit, or -1."""
-    cdef Py_ssize_t i, start = 0, done, stop, size = n.shape[0], above_at = -1
-    cdef bint unsure, above
-    cdef int any_unsure
-    cdef uint64_t v, bound
-    cdef const Path* path = current_path()
-    with nogil:
-        while start < size:
-            stop = start + ARC_BLOCK if size - start > ARC_BLOCK else size
-            done = start
-            any_unsure = above = False
-            if path.fib_is_p != NULL:
-                done += path.fib_is_p(&n[start], &r[start], &out[start], stop - start, limit,
-                                      SIMD_ROWS, &any_unsure)
-            # branch-free over the block; the rare unsure ones again, exactly
-            for i in range(done, stop):
-                v = n[i]
-                bound = r[i]
-                unsure = False
-                above |= (v > limit) | (bound > limit)
-                out[i] = on_arc(golden_fraction(v), top_index_of_bound(bound) + 1, &unsure)
-                out[i] |= unsure * UNSURE
-                any_unsure |= unsure
-            if above:
-                above_at = first_pair_above(n, r, limit, done, stop)
-                break
-            if any_unsure:
-                for i in range(start, stop):
-                    if out[i] >= UNSURE:
-                        # read again, so checked again
-                        v = n[i]
-                        bound = r[i]
-                        if (v > limit) | (bound > limit):
-                            above_at = i
-                            break
-                        out[i] = (v == 0) | (lowest_term_of(v) > bound)
-                if above_at >= 0:
-                    break
-            start = stop
-    return above_at
+    cdef Py_ssize_t above = -1
+    if n.shape[0]:
+        with nogil:
+            above = is_p_rows(&n[0], &r[0], &out[0], n.shape[0], limit)
+    return above
 
 
-cdef Py_ssize_t first_pair_above(const uint64_t[::1] n, const uint64_t[::1] r, uint64_t limit,
-                            Py_ssize_t start, Py_ssize_t stop) noexcept nogil:
+cdef Py_ssize_t first_pair_above(const uint64_t* n, const uint64_t* r, uint64_t limit,
+                                 Py_ssize_t start, Py_ssize_t stop) noexcept nogil:
     # The first of n[start:stop], r[start:stop] above limit; start if another
     # thread has changed it since it was read.
     cdef Py_ssize_t k

@@ -37,26 +37,32 @@ def wythoff_pair(const uint64_t[::1] n, int64_t[::1] a, int64_t[::1] b, uint64_t
     return above
 
 
+cdef Py_ssize_t is_safe_rows(const uint64_t* x, const uint64_t* y, uint8_t* out, Py_ssize_t size,
+                             bint misere, uint64_t limit) noexcept nogil:
+    cdef Py_ssize_t i, start = 0
+    cdef uint64_t xi, yi, small, large
+    cdef const Path* path = current_path()
+    if size and not misere and path.is_safe != NULL:
+        start = path.is_safe(x, y, out, size, limit)
+    for i in range(start, size):
+        xi = x[i]
+        yi = y[i]
+        small = xi if xi < yi else yi
+        large = xi ^ yi ^ small
+        if large > limit:
+            return i
+        out[i] = safe(small, large, misere)
+    return -1
+
+
 def wythoff_is_safe(const uint64_t[::1] x, const uint64_t[::1] y, uint8_t[::1] out, bint misere,
             uint64_t limit):
     """out[i] = 1 where (x[i], y[i]) is a P-position; the index of the first pile
     above limit, or -1."""
-    cdef Py_ssize_t i, start = 0
-    cdef uint64_t xi, yi, small, large
     cdef Py_ssize_t above = -1
-    cdef const Path* path = current_path()
-    with nogil:
-        if x.shape[0] and not misere and path.is_safe != NULL:
-            start = path.is_safe(&x[0], &y[0], &out[0], x.shape[0], limit)
-        for i in range(start, x.shape[0]):
-            xi = x[i]
-            yi = y[i]
-            small = xi if xi < yi else yi
-            large = xi ^ yi ^ small
-            if large > limit:
-                above = i
-                break
-            out[i] = safe(small, large, misere)
+    if x.shape[0]:
+        with nogil:
+            above = is_safe_rows(&x[0], &y[0], &out[0], x.shape[0], misere, limit)
     return above
 
 

@@ -38,8 +38,9 @@ def zeckendorf_fib(const uint64_t[::1] k, uint64_t[::1] out, uint64_t limit):
     return first_bad
 
 
-cdef Py_ssize_t encode_rows(const uint64_t[::1] n, uint64_t[::1] out, uint64_t limit) noexcept nogil:
-    cdef Py_ssize_t i, size = n.shape[0]
+cdef Py_ssize_t encode_rows(const uint64_t* n, uint64_t* out, Py_ssize_t size,
+                            uint64_t limit) noexcept nogil:
+    cdef Py_ssize_t i
     cdef uint64_t a0, a1, a2, a3
     # Four at a time, loaded before anything is stored: the four chains of
     # dependent look-ups then overlap (out may alias n, which would
@@ -71,13 +72,14 @@ cdef Py_ssize_t encode_rows(const uint64_t[::1] n, uint64_t[::1] out, uint64_t l
 def zeckendorf_encode(const uint64_t[::1] n, uint64_t[::1] out, uint64_t limit):
     """out[i] = the Zeckendorf code of n[i]; returns the first i with n[i] above
     limit (< F_66), or -1."""
-    cdef Py_ssize_t first_bad
-    with nogil:
-        first_bad = encode_rows(n, out, limit)
+    cdef Py_ssize_t first_bad = -1
+    if n.shape[0]:
+        with nogil:
+            first_bad = encode_rows(&n[0], &out[0], n.shape[0], limit)
     return first_bad
 
 
-cdef Py_ssize_t first_above(const uint64_t[::1] n, uint64_t limit, Py_ssize_t start,
+cdef Py_ssize_t first_above(const uint64_t* n, uint64_t limit, Py_ssize_t start,
                             Py_ssize_t stop) noexcept nogil:
     # Where a block of four held a value above limit: the first such one now.
     # If another thread has changed it since, the block's start stands for it.
@@ -88,10 +90,11 @@ cdef Py_ssize_t first_above(const uint64_t[::1] n, uint64_t limit, Py_ssize_t st
     return start
 
 
-cdef Py_ssize_t decode_rows(const uint64_t[::1] code, int64_t[::1] out, uint64_t limit) noexcept nogil:
+cdef Py_ssize_t decode_rows(const uint64_t* code, int64_t* out, Py_ssize_t size,
+                            uint64_t limit) noexcept nogil:
     cdef Py_ssize_t i
     cdef uint64_t c
-    for i in range(code.shape[0]):
+    for i in range(size):
         c = code[i]
         if (c > limit) | ((c & (c >> 1)) != 0):
             return i
@@ -102,9 +105,10 @@ cdef Py_ssize_t decode_rows(const uint64_t[::1] code, int64_t[::1] out, uint64_t
 def zeckendorf_decode(const uint64_t[::1] code, int64_t[::1] out, uint64_t limit):
     """out[i] = the value of code[i]; returns the first i where code[i] is above
     limit or has two adjacent set bits, or -1."""
-    cdef Py_ssize_t first_bad
-    with nogil:
-        first_bad = decode_rows(code, out, limit)
+    cdef Py_ssize_t first_bad = -1
+    if code.shape[0]:
+        with nogil:
+            first_bad = decode_rows(&code[0], &out[0], code.shape[0], limit)
     return first_bad
 
 

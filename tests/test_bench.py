@@ -12,7 +12,7 @@ import pytest
 import fibnim
 from fibnim import _backend
 from fibnim.bench import add_arguments, main, report, run
-from fibnim.bench.suite import CASES, SOLVERS
+from fibnim.bench.suite import CALLS, CASES, SOLVERS
 
 PUBLIC_KERNELS = [
     # every array function of the public API, by module
@@ -57,6 +57,17 @@ def test_every_kernel_is_covered():
         "solvers.grundy",
         "solvers.global_outcome",
     }
+
+
+def test_the_per_call_costs_are_measured_and_reported(quick_results):
+    calls = quick_results["calls"]
+    assert [c["name"] for c in calls["calls"]] == [c.name for c in CALLS]
+    for call in CALLS:  # each names a public function, and its two calls run
+        module, function = call.name.split(".")
+        assert callable(getattr(getattr(fibnim, module), function))
+    text = report.markdown(quick_results)
+    assert "## Per call" in text
+    assert all(f"| {call.name} | " in text for call in CALLS)
 
 
 def test_the_numpy_versions_agree_where_they_are_exact():

@@ -8,8 +8,7 @@ import numpy as np
 import pytest
 from _support import wythoff_board, wythoff_options
 
-from fibnim import fibonacci_nim, power_nim, wythoff
-from fibnim.classify import GAMES, classify, random_positions
+from fibnim import GAMES, classify, fibonacci_nim, power_nim, random_positions, wythoff
 
 BOX = 24
 

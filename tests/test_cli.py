@@ -47,8 +47,7 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 from _support import subprocess_env  # noqa: E402
 
-from fibnim import _backend  # noqa: E402
-from fibnim.classify import classify  # noqa: E402
+from fibnim import _backend, classify  # noqa: E402
 
 
 def test_wythoff_command():

@@ -16,9 +16,8 @@ import pytest
 from _support import run_fibnim as fibnim
 from _support import subprocess_env
 
-from fibnim import _backend, _stop, fibonacci_nim, solvers
+from fibnim import _backend, _stop, classify, fibonacci_nim, solvers
 from fibnim._files import Sink
-from fibnim.classify import classify
 
 POSIX = pytest.mark.skipif(os.name == "nt", reason="POSIX signals and resource limits")
 

@@ -6,8 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from fibnim import _apply, fibonacci_nim, power_nim, wythoff, zeckendorf
-from fibnim.classify import classify
+from fibnim import _apply, classify, fibonacci_nim, power_nim, wythoff, zeckendorf
 
 INT64_MAX = 2**63 - 1
 
@@ -112,7 +111,7 @@ def test_chunk_boundaries_and_sizes(game, k, bound, monkeypatch):
     piles = sample(game, k, 70, seed=3)
     expected = composed(piles, game, bound)
     monkeypatch.setattr(_apply, "CHUNK", 16)
-    import fibnim.classify as module
+    import fibnim._classify as module
 
     monkeypatch.setattr(module, "CHUNK", 16)
     for n in (0, 1, 15, 16, 17, 70):

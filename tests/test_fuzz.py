@@ -22,8 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import fibnim
-from fibnim import _backend, fibonacci_nim, power_nim, wythoff
-from fibnim.classify import classify
+from fibnim import _backend, classify, fibonacci_nim, power_nim, wythoff
 
 
 @dataclass(frozen=True)

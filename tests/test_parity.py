@@ -8,8 +8,7 @@ import pytest
 from _support import UINT64_MAX, F, edge_values
 
 import fibnim
-from fibnim import _backend
-from fibnim.classify import classify
+from fibnim import _backend, classify
 
 F66 = F[66]
 
@@ -387,6 +386,71 @@ def test_random_lengths_and_strides(function, values, step, unsigned):
             twins = other[1] if isinstance(other[1], tuple) else (other[1],)
             for a, b in zip(answers, twins, strict=True):
                 assert a.dtype == b.dtype and (a == b).all()
+
+
+# --- the quick calls (fibnim_c/calls.pxi) against the general path -------------------------
+
+QUICK_VALUES = np.array(edge_values(2**63), dtype=np.uint64)  # 2**63: past the piles' limit
+QUICK = {
+    "is_safe": (fibnim.wythoff.is_safe, 2),
+    "winning_move": (fibnim.wythoff.winning_move, 2),
+    "encode": (fibnim.encode, 1),
+    "decode": (fibnim.decode, 1),
+    "fibonacci_nim.is_p": (fibnim.fibonacci_nim.is_p, 1),
+    "fibonacci_nim.is_p with r": (fibnim.fibonacci_nim.is_p, 2),
+}
+
+
+def general(function, *arguments):
+    """function's answer by the general path: ints as numpy scalars and arrays
+    byte-swapped, which no quick call takes; or the error it raises."""
+
+    def declined(a):
+        if isinstance(a, int):
+            return np.int64(a) if a < 0 else np.uint64(a)
+        return a.astype(a.dtype.newbyteorder())
+
+    try:
+        return function(*map(declined, arguments))
+    except (ValueError, OverflowError) as error:
+        return type(error), str(error)
+
+
+def quick(function, *arguments):
+    try:
+        return function(*arguments)
+    except (ValueError, OverflowError) as error:
+        return type(error), str(error)
+
+
+def same(a, b):
+    if isinstance(a, tuple) and isinstance(b, tuple) and len(a) == 2 and isinstance(a[0], type):
+        return a == b  # the same error
+    if isinstance(a, tuple) and isinstance(b, tuple):
+        return all(same(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, np.ndarray):
+        return a.dtype == b.dtype and a.shape == b.shape and (a == b).all()
+    return type(a) is type(b) and a == b
+
+
+@pytest.mark.parametrize("name", QUICK)
+def test_quick_calls_answer_as_the_general_path(name):
+    function, count = QUICK[name]
+    values = np.concatenate([QUICK_VALUES, rng.integers(0, 2**63, size=500, dtype=np.uint64)])
+    if name == "decode":
+        values = np.concatenate([values, fibnim.encode(SMALL)])
+    columns = [values, np.roll(values, 7)][:count]
+    for dtype in (np.uint64, np.int64):
+        arrays = [c.astype(dtype) for c in columns]  # int64: 2**63 and up wrap to negative
+        for shape in [(-1,), (len(values) // 2, 2) if len(values) % 2 == 0 else (1, -1)]:
+            shaped = [a.reshape(shape) for a in arrays]
+            assert same(quick(function, *shaped), general(function, *shaped)), (name, dtype)
+        # one element at a time: 0-d arrays and Python ints of every sign and size
+        for i in range(0, len(values), 37):
+            zero_d = [a[i : i + 1].reshape(()) for a in arrays]
+            assert same(quick(function, *zero_d), general(function, *zero_d)), name
+            ints = [int(a[i]) for a in arrays]
+            assert same(quick(function, *ints), general(function, *ints)), (name, ints)
 
 
 def test_diagonal_moves_whose_partner_passes_2_63():

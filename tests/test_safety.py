@@ -14,9 +14,8 @@ import pytest
 from _support import F, subprocess_env
 
 import fibnim
-from fibnim import _backend, fibonacci_nim, power_nim, solvers, wythoff
+from fibnim import _backend, classify, fibonacci_nim, power_nim, solvers, wythoff
 from fibnim._exact import zeckendorf as exact
-from fibnim.classify import classify
 
 # Every public function of arrays, with one argument standing for all of them.
 ELEMENTWISE = {

@@ -3,8 +3,9 @@
 Everything in `fibnim.zeckendorf` is available here too. The games:
 `fibnim.wythoff` (Wythoff's Nim), `fibnim.fibonacci_nim` (one-pile and global
 Fibonacci Nim), `fibnim.power_nim` (power-of-two Nim and Bouton's Nim), and
-`fibnim.solvers` (exhaustive search over the rules); `fibnim.classify`
-classifies many positions of any of them at once. `fibnim.backend`
+`fibnim.solvers` (exhaustive search over the rules); `fibnim.classify(positions,
+game)` classifies many positions of any of them at once (`fibnim.GAMES` names
+them). `fibnim.backend`
 says which kernels run: "cython" (the compiled core) or "python" (the pure
 twin, exact and slow); `fibnim.implementation` which of the compiled core's
 implementations runs ("avx512ifma", "avx512", "avx2" or "scalar": the best
@@ -15,8 +16,9 @@ lists those it has).
 
 from __future__ import annotations
 
-from fibnim import _backend, classify, fibonacci_nim, power_nim, solvers, wythoff
+from fibnim import _backend, fibonacci_nim, power_nim, solvers, wythoff
 from fibnim._backend import implementations, use_implementation
+from fibnim._classify import GAMES, classify, random_positions
 from fibnim._version import __version__
 from fibnim.zeckendorf import (
     CODE_LIMIT,
@@ -37,6 +39,7 @@ from fibnim.zeckendorf import (
 __all__ = [
     "CODE_LIMIT",
     "DIGITS_LIMIT",
+    "GAMES",
     "TERMS_BITS_LIMIT",
     "__version__",
     "backend",
@@ -52,6 +55,7 @@ __all__ = [
     "lowest_term",
     "parse",
     "power_nim",
+    "random_positions",
     "second_canonical",
     "solvers",
     "terms",

@@ -10,10 +10,10 @@ element by element, to the exact function again.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from typing import Any, TypeAlias, TypeVar
 
 import numpy as np
-from numpy.typing import DTypeLike
+from numpy.typing import DTypeLike, NDArray
 
 from fibnim._checks import (
     NONNEGATIVE,
@@ -32,6 +32,10 @@ CHUNK = 1 << 16  # elements per kernel call: a chunk and its outputs stay in L2
 
 INT64_MAX = 2**63 - 1
 UINT64_MAX = 2**64 - 1
+
+Scalar = TypeVar("Scalar", bound=np.generic)
+#: what out= takes for a function of one result: an array, or a tuple of one
+Out: TypeAlias = NDArray[Scalar] | tuple[NDArray[Scalar]]
 
 
 def _chunks(values: np.ndarray, core: int) -> Iterator[np.ndarray]:
@@ -82,6 +86,17 @@ def result_array(
     if not out.flags.writeable:
         raise ValueError(f"{where}: out is read-only")
     return out
+
+
+def outs_of(out: Any, count: int, where: str) -> list[Any] | None:
+    """numpy's out= convention: an array, or a tuple of one, for one result; a
+    tuple for several."""
+    if out is None:
+        return None
+    outs = [out] if count == 1 and not isinstance(out, tuple) else list(out)
+    if len(outs) != count:
+        raise ValueError(f"{where}: out must hold {count} arrays, not {len(outs)}")
+    return outs
 
 
 def overlap(a: np.ndarray, b: np.ndarray) -> bool:
@@ -246,6 +261,27 @@ def _as_array(value: int | np.ndarray) -> np.ndarray:
     if -INT64_MAX - 1 <= value <= INT64_MAX:
         return np.asarray(value, dtype=np.int64)
     return np.asarray(value, dtype=np.uint64 if 0 <= value <= UINT64_MAX else object)
+
+
+def deliver(answer: Any, outs: Sequence[np.ndarray] | None, where: str) -> Any:
+    """answer (an array, or a tuple of them) as numpy's out= gives it: put into
+    outs, once their shapes and dtypes are checked, which are returned."""
+    if outs is None:
+        return answer
+    answers = answer if isinstance(answer, tuple) else (answer,)
+    for value, out in zip(answers, outs, strict=True):
+        value = np.asarray(value)
+        result_array(value.shape, value.dtype, out, where)[...] = value
+    return outs[0] if len(outs) == 1 else tuple(outs)
+
+
+def position_array(values: list[int] | np.ndarray) -> np.ndarray:
+    """One position, given as a list of checked ints, as an array of its piles
+    (int64, or exact Python ints where one does not fit)."""
+    if isinstance(values, np.ndarray):
+        return values
+    fits = all(-INT64_MAX - 1 <= v <= INT64_MAX for v in values)
+    return np.array(values, dtype=np.int64 if fits else object)
 
 
 def finish(result: np.ndarray, ndim: int) -> Any:

@@ -1,5 +1,8 @@
 """dask arrays in, lazy dask arrays out: the public functions mapped over blocks.
 
+The decorators here are where every public array function meets other array
+types: dask arrays here, pandas and xarray objects in `fibnim._labelled`.
+
 dask is optional (`pip install fibnim[dask]`); nothing here imports it unless
 a dask array is passed in. A function wrapped by `elementwise` broadcasts its
 dask (and numpy) array arguments together and runs block by block, so nothing
@@ -15,14 +18,19 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from fibnim import _labelled
 from fibnim._checks import index_offset
 
 Function = TypeVar("Function", bound=Callable[..., Any])
 
 
+# types that are none of dask's, pandas' or xarray's
+_PLAIN = frozenset({int, bool, float, str, list, tuple, type(None), np.ndarray})
+
+
 def is_dask(value: Any) -> bool:
     """Whether value is a dask collection (checked without importing dask)."""
-    return type(value).__module__.split(".")[0] == "dask"
+    return _labelled.library(value) == "dask"
 
 
 def elementwise(function: Function) -> Function:
@@ -36,18 +44,38 @@ def of_positions(function: Function) -> Function:
     return _lazy(function, positions=True)
 
 
-def _lazy(function: Function, positions: bool) -> Function:
+def with_last_axis(length: Callable[..., int]) -> Callable[[Function], Function]:
+    """As elementwise, for a function whose result has a last axis of its own,
+    `length(*args, **kwargs)` long (it must be known before any block is read)."""
+    return lambda function: _lazy(function, positions=False, last_axis=length)
+
+
+def _lazy(
+    function: Function, positions: bool, last_axis: Callable[..., int] | None = None
+) -> Function:
     @functools.wraps(function)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        if not any(map(is_dask, (*args, *kwargs.values()))):
-            return function(*args, **kwargs)
-        return _map_blocks(function, args, kwargs, positions)
+        if all(type(value) in _PLAIN for value in args) and (
+            not kwargs or all(type(value) in _PLAIN for value in kwargs.values())
+        ):
+            return function(*args, **kwargs)  # the common case, decided in a blink
+        libraries = {_labelled.library(value) for value in (*args, *kwargs.values())}
+        if "dask" in libraries:
+            axis = None if last_axis is None else last_axis(*args, **kwargs)
+            return _map_blocks(function, args, kwargs, positions, axis)
+        if libraries & _labelled.LIBRARIES:  # their values go through wrapper again
+            return _labelled.call(wrapper, args, kwargs, positions)
+        return function(*args, **kwargs)
 
     return wrapper  # type: ignore[return-value]
 
 
 def _map_blocks(
-    function: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any], positions: bool
+    function: Callable[..., Any],
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+    positions: bool,
+    last_axis: int | None = None,
 ) -> Any:
     import dask.array as da
 
@@ -80,7 +108,7 @@ def _map_blocks(
             return _stacked(function(*blocks[:count], **named, **constants))
 
     empties = [np.zeros((0,) * a.ndim, dtype=a.dtype) for a in arrays]
-    return _map(on_blocks, arrays, empties, drop=None)
+    return _map(on_blocks, arrays, empties, drop=None, last_axis=last_axis)
 
 
 def _start(block_info: Any) -> tuple[int, ...]:
@@ -97,16 +125,28 @@ def _stacked(result: Any) -> np.ndarray:
 
 
 def _map(
-    call: Callable[..., np.ndarray], arrays: list[Any], empties: list[Any], drop: int | None
+    call: Callable[..., np.ndarray],
+    arrays: list[Any],
+    empties: list[Any],
+    drop: int | None,
+    last_axis: int | None = None,
 ) -> Any:
     """map_blocks of call over arrays with equal chunks (one axis dropped if
-    drop is not None); its dtype, and whether it gives a tuple, found on empty
-    blocks."""
+    drop is not None, one of last_axis elements added at the end if that is
+    not None); its dtype, and whether it gives a tuple, found on empty blocks."""
     import dask.array as da
 
     sample = call(*empties)
     chunks = [c for axis, c in enumerate(arrays[0].chunks) if axis != drop]
     dropped = [] if drop is None else [drop]
+    if last_axis is not None:
+        return da.map_blocks(
+            call,
+            *arrays,
+            dtype=sample.dtype,
+            new_axis=[len(chunks)],
+            chunks=(*chunks, (last_axis,)),
+        )
     if sample.ndim == len(chunks):
         return da.map_blocks(call, *arrays, dtype=sample.dtype, drop_axis=dropped, chunks=chunks)
     parts = sample.shape[0]

@@ -36,6 +36,7 @@ from numpy.typing import NDArray
 
 import fibnim
 from fibnim import _backend, _stop, wythoff
+from fibnim._classify import GAMES, classify, game_named, random_positions
 from fibnim._files import (
     DataError,
     NpySource,
@@ -45,7 +46,6 @@ from fibnim._files import (
     checked,
     open_source,
 )
-from fibnim.classify import GAMES, classify, game_named, random_positions
 
 CHUNK = 1 << 17  # positions per task at most, by default: a few MB
 # bytes of positions and results that the default chunk lets the tasks hold at

@@ -30,11 +30,15 @@ from fibnim import _backend, _dask, solvers
 from fibnim._apply import (
     CHUNK,
     INT64_MAX,
+    Out,
     apply,
+    deliver,
     each_position,
     fill_positions,
     finish,
     map_arrays,
+    outs_of,
+    position_array,
     result_array,
 )
 from fibnim._checks import NONNEGATIVE, Bound, check_chunk, integers, one_int, positions
@@ -63,10 +67,12 @@ def _kernel(name: str) -> Any:
 
 
 def _one_pile(
-    where: str, n: ArrayLike, r: ArrayLike | None, exact: Any, kernel: str, dtype: Any
+    where: str, n: ArrayLike, r: ArrayLike | None, exact: Any, kernel: str, dtype: Any, out: Any
 ) -> Any:
+    outs = outs_of(out, 1, where)
     if r is not None:
-        return apply(where, [(n, "n"), (r, "r")], exact, _kernel(kernel), [dtype], high=_PILE)
+        arguments = [(n, "n"), (r, "r")]
+        return apply(where, arguments, exact, _kernel(kernel), [dtype], high=_PILE, outs=outs)
 
     def opening(pile: int) -> Any:
         return exact(pile, max(pile - 1, 0))
@@ -78,11 +84,11 @@ def _one_pile(
         n = chunk.copy()
         return int(run(n, np.maximum(n, np.uint64(1)) - np.uint64(1), out, limit))
 
-    return apply(where, [(n, "n")], opening, with_opening_bound, [dtype], high=_PILE)
+    return apply(where, [(n, "n")], opening, with_opening_bound, [dtype], high=_PILE, outs=outs)
 
 
 @_dask.elementwise
-def is_p(n: ArrayLike, r: ArrayLike | None = None) -> Any:
+def is_p(n: ArrayLike, r: ArrayLike | None = None, *, out: Out[np.bool_] | None = None) -> Any:
     """Whether (n; r) is a P-position of one-pile Fibonacci Nim.
 
     Parameters
@@ -102,11 +108,17 @@ def is_p(n: ArrayLike, r: ArrayLike | None = None) -> Any:
     >>> fibonacci_nim.is_p(12, r=0), fibonacci_nim.is_p(12, r=1)  # 12 = 8 + 3 + 1
     (True, False)
     """
-    return _one_pile("is_p", n, r, ints.one_pile_is_p, "is_p", np.bool_)
+    if out is None:
+        answer = _backend.kernels("fibonacci_nim").quick_is_p(n, r)
+        if answer is not NotImplemented:
+            return answer
+    return _one_pile("is_p", n, r, ints.one_pile_is_p, "is_p", np.bool_, out)
 
 
 @_dask.elementwise
-def winning_take(n: ArrayLike, r: ArrayLike | None = None) -> Any:
+def winning_take(
+    n: ArrayLike, r: ArrayLike | None = None, *, out: Out[np.int64] | None = None
+) -> Any:
     """How many counters to take from (n; r) to win: n's lowest Zeckendorf term,
     or 0 where no take wins (a P-position).
 
@@ -118,7 +130,7 @@ def winning_take(n: ArrayLike, r: ArrayLike | None = None) -> Any:
     >>> fibonacci_nim.winning_take([13, 20, 20], r=[12, 1, 2])
     array([0, 0, 2])
     """
-    return _one_pile("winning_take", n, r, ints.one_pile_take, "winning_take", np.int64)
+    return _one_pile("winning_take", n, r, ints.one_pile_take, "winning_take", np.int64, out)
 
 
 def _one_position(
@@ -140,13 +152,16 @@ def _one_position(
     return (0, take) if take else None
 
 
-def _arrays(where: str, piles: NDArray[Any], r: ArrayLike, moves: bool) -> list[Any]:
+def _arrays(
+    where: str, piles: NDArray[Any], r: ArrayLike, moves: bool, outs: list[Any] | None
+) -> list[Any]:
     """One or two piles in an integer array (..., k): the compiled kernels."""
     k = piles.shape[-1]
     bound = np.asarray(integers(r, where, "r"))
     shape = np.broadcast_shapes(piles.shape[:-1], bound.shape)
     kinds = [np.int64, np.int64] if moves else [np.bool_]
-    answers = [result_array(shape, kind, None, where) for kind in kinds]
+    wanted = outs if outs is not None else [None] * len(kinds)
+    answers = [result_array(shape, kind, o, where) for kind, o in zip(kinds, wanted, strict=True)]
     if k == 2:
         kernel = _kernel("two_pile_move" if moves else "two_pile_is_p")
     else:
@@ -171,21 +186,24 @@ def _arrays(where: str, piles: NDArray[Any], r: ArrayLike, moves: bool) -> list[
         high=_PILE,
         core=[k, 0],
     )
-    return [finish(a, len(shape)) for a in answers]
+    return answers if outs is not None else [finish(a, len(shape)) for a in answers]
 
 
-def _many(where: str, piles: NDArray[Any], r: ArrayLike | None, moves: bool) -> Any:
-    """The answers for an array of positions (..., k)."""
+def _many(
+    where: str, piles: NDArray[Any], r: ArrayLike | None, moves: bool, outs: list[Any] | None
+) -> Any:
+    """The answers for an array of positions (..., k), into outs if given."""
     if piles.shape[-1] == 0:  # no piles: as one empty pile, a P-position with no move
         piles = np.zeros((*piles.shape[:-1], 1), dtype=piles.dtype)
     k = piles.shape[-1]
     bound = None if r is None else integers(r, where, "r")
     exact = piles.dtype == object or (bound is not None and np.asarray(bound).dtype == object)
     if not exact and k <= 2:
-        answers = _arrays(where, piles, _UNBOUNDED if r is None else r, moves)
+        answers = _arrays(where, piles, _UNBOUNDED if r is None else r, moves, outs)
         return tuple(answers) if moves else answers[0]
     if not exact:
-        return _searched(where, piles, None if bound is None else np.asarray(bound), moves)
+        searched = _searched(where, piles, None if bound is None else np.asarray(bound), moves)
+        return deliver(searched, outs, where)
     # object arrays: position by position, exactly, over one table
     shape, found = each_position(where, piles, r)
     table = (
@@ -194,7 +212,7 @@ def _many(where: str, piles: NDArray[Any], r: ArrayLike | None, moves: bool) -> 
         else None
     )
     answers = [(index, _one_position(where, row, b, table, moves)) for index, row, b in found]
-    return fill_positions(shape, answers, moves, exact=piles.dtype == object)
+    return deliver(fill_positions(shape, answers, moves, exact=piles.dtype == object), outs, where)
 
 
 def _searched(where: str, piles: NDArray[Any], bound: NDArray[Any] | None, moves: bool) -> Any:
@@ -231,7 +249,12 @@ def _searched(where: str, piles: NDArray[Any], bound: NDArray[Any] | None, moves
 
 
 @_dask.of_positions
-def global_is_p(piles: Sequence[int] | NDArray[Any], r: ArrayLike | None = None) -> Any:
+def global_is_p(
+    piles: Sequence[int] | NDArray[Any],
+    r: ArrayLike | None = None,
+    *,
+    out: Out[np.bool_] | None = None,
+) -> Any:
     """Whether (piles; r) is a P-position of global Fibonacci Nim.
 
     Parameters
@@ -252,14 +275,20 @@ def global_is_p(piles: Sequence[int] | NDArray[Any], r: ArrayLike | None = None)
     array([ True,  True, False])
     """
     values = positions(piles, "global_is_p")
-    if isinstance(values, list):
+    if isinstance(values, list) and out is None:
         bound = None if r is None else one_int(r, "global_is_p", "r")
         return _one_position("global_is_p", values, bound, None, moves=False)
-    return _many("global_is_p", values, r, moves=False)
+    outs = outs_of(out, 1, "global_is_p")
+    return _many("global_is_p", position_array(values), r, False, outs)
 
 
 @_dask.of_positions
-def global_winning_move(piles: Sequence[int] | NDArray[Any], r: ArrayLike | None = None) -> Any:
+def global_winning_move(
+    piles: Sequence[int] | NDArray[Any],
+    r: ArrayLike | None = None,
+    *,
+    out: tuple[NDArray[np.int64], NDArray[np.int64]] | None = None,
+) -> Any:
     """A winning move (pile index, counters) from (piles; r), or None from a P-position.
 
     One pile: take its lowest Zeckendorf term. Two piles: from the closed form
@@ -280,10 +309,11 @@ def global_winning_move(piles: Sequence[int] | NDArray[Any], r: ArrayLike | None
     (array([ 1, -1,  1]), array([ 2, -1,  1]))
     """
     values = positions(piles, "global_winning_move")
-    if isinstance(values, list):
+    if isinstance(values, list) and out is None:
         bound = None if r is None else one_int(r, "global_winning_move", "r")
         return _one_position("global_winning_move", values, bound, None, moves=True)
-    return _many("global_winning_move", values, r, moves=True)
+    outs = outs_of(out, 2, "global_winning_move")
+    return _many("global_winning_move", position_array(values), r, True, outs)
 
 
 def complementary_value(piles: Sequence[int], *, limit: int = 1000) -> int | None:

@@ -20,10 +20,14 @@ from numpy.typing import ArrayLike, NDArray
 from fibnim import _backend, _dask
 from fibnim._apply import (
     INT64_MAX,
+    Out,
+    deliver,
     each_position,
     fill_positions,
     finish,
     map_arrays,
+    outs_of,
+    position_array,
     result_array,
 )
 from fibnim._checks import Bound, integers, one_int, positions
@@ -39,8 +43,10 @@ _PILE = Bound(
 )
 
 
-def _many(where: str, piles: NDArray[Any], r: ArrayLike | None, moves: bool) -> Any:
-    """The answers for an array of positions (..., k)."""
+def _many(
+    where: str, piles: NDArray[Any], r: ArrayLike | None, moves: bool, outs: list[Any] | None
+) -> Any:
+    """The answers for an array of positions (..., k), into outs if given."""
     if piles.shape[-1] == 0:  # no piles: as one empty pile, a P-position with no move
         piles = np.zeros((*piles.shape[:-1], 1), dtype=piles.dtype)
     bound = np.asarray(INT64_MAX if r is None else integers(r, where, "r"))
@@ -48,10 +54,11 @@ def _many(where: str, piles: NDArray[Any], r: ArrayLike | None, moves: bool) -> 
         shape, found = each_position(where, piles, r)
         exact = ints.winning_move if moves else ints.is_p
         each = [(index, exact(row, b)) for index, row, b in found]
-        return fill_positions(shape, each, moves, exact=True)
+        return deliver(fill_positions(shape, each, moves, exact=True), outs, where)
     shape = np.broadcast_shapes(piles.shape[:-1], bound.shape)
     kinds = [np.int64, np.int64] if moves else [np.bool_]
-    answers = [result_array(shape, kind, None, where) for kind in kinds]
+    wanted = outs if outs is not None else [None] * len(kinds)
+    answers = [result_array(shape, kind, o, where) for kind, o in zip(kinds, wanted, strict=True)]
     kernels = _backend.kernels("power_nim")
     kernel = kernels.winning_move if moves else kernels.is_p
     options = (r is None,) if moves else ()
@@ -66,12 +73,17 @@ def _many(where: str, piles: NDArray[Any], r: ArrayLike | None, moves: bool) -> 
         options=options,
         core=[k, 0],
     )
-    finished = [finish(a, len(shape)) for a in answers]
+    finished = answers if outs is not None else [finish(a, len(shape)) for a in answers]
     return tuple(finished) if moves else finished[0]
 
 
 @_dask.of_positions
-def is_p(piles: Sequence[int] | NDArray[Any], r: ArrayLike | None = None) -> Any:
+def is_p(
+    piles: Sequence[int] | NDArray[Any],
+    r: ArrayLike | None = None,
+    *,
+    out: Out[np.bool_] | None = None,
+) -> Any:
     """Whether (piles; r) is a P-position of global power-of-two Nim (Bouton's Nim
     for r = None).
 
@@ -85,13 +97,18 @@ def is_p(piles: Sequence[int] | NDArray[Any], r: ArrayLike | None = None) -> Any
     array([ True, False])
     """
     values = positions(piles, "is_p")
-    if isinstance(values, list):
+    if isinstance(values, list) and out is None:
         return ints.is_p(values, None if r is None else one_int(r, "is_p", "r"))
-    return _many("is_p", values, r, moves=False)
+    return _many("is_p", position_array(values), r, False, outs_of(out, 1, "is_p"))
 
 
 @_dask.of_positions
-def winning_move(piles: Sequence[int] | NDArray[Any], r: ArrayLike | None = None) -> Any:
+def winning_move(
+    piles: Sequence[int] | NDArray[Any],
+    r: ArrayLike | None = None,
+    *,
+    out: tuple[NDArray[np.int64], NDArray[np.int64]] | None = None,
+) -> Any:
     """A winning move (pile index, counters), or None from a P-position.
 
     From the first pile with n xor X < n: Bouton's move to n xor X when
@@ -110,6 +127,7 @@ def winning_move(piles: Sequence[int] | NDArray[Any], r: ArrayLike | None = None
     (array([-1,  0]), array([-1,  3]))
     """
     values = positions(piles, "winning_move")
-    if isinstance(values, list):
+    if isinstance(values, list) and out is None:
         return ints.winning_move(values, None if r is None else one_int(r, "winning_move", "r"))
-    return _many("winning_move", values, r, moves=True)
+    outs = outs_of(out, 2, "winning_move")
+    return _many("winning_move", position_array(values), r, True, outs)

@@ -20,7 +20,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from fibnim import _backend, _dask
-from fibnim._apply import INT64_MAX, apply
+from fibnim._apply import INT64_MAX, Out, apply, outs_of
 from fibnim._checks import TERMS, Bound, one_int
 from fibnim._exact import wythoff as ints
 from fibnim._exact import zeckendorf as zeck
@@ -55,16 +55,6 @@ def _kernel(name: str) -> Any:
     return getattr(_backend.kernels("wythoff"), name)
 
 
-def _outs(out: Any, count: int, where: str) -> list[Any] | None:
-    """numpy's out= convention: an array for one result, a tuple for several."""
-    if out is None:
-        return None
-    outs = [out] if count == 1 and not isinstance(out, tuple) else list(out)
-    if len(outs) != count:
-        raise ValueError(f"{where}: out must hold {count} arrays, not {len(outs)}")
-    return outs
-
-
 @_dask.elementwise
 def pair(n: ArrayLike, *, out: tuple[NDArray[np.int64], NDArray[np.int64]] | None = None) -> Any:
     """The n-th safe pair (a_n, b_n): a_n = floor(n phi), b_n = a_n + n.
@@ -96,13 +86,13 @@ def pair(n: ArrayLike, *, out: tuple[NDArray[np.int64], NDArray[np.int64]] | Non
         _kernel("pair"),
         [np.int64, np.int64],
         high=high,
-        outs=_outs(out, 2, "pair"),
+        outs=outs_of(out, 2, "pair"),
     )
 
 
 @_dask.elementwise
 def is_safe(
-    x: ArrayLike, y: ArrayLike, *, misere: bool = False, out: NDArray[np.bool_] | None = None
+    x: ArrayLike, y: ArrayLike, *, misere: bool = False, out: Out[np.bool_] | None = None
 ) -> Any:
     """Whether (x, y) is a P-position: the player to move loses.
 
@@ -127,6 +117,10 @@ def is_safe(
     >>> wythoff.is_safe([0, 1, 2], [0, 2, 2], misere=True)
     array([False, False,  True])
     """
+    if not misere and out is None:
+        answer = _backend.kernels("wythoff").quick_is_safe(x, y)
+        if answer is not NotImplemented:
+            return answer
     return apply(
         "is_safe",
         [(x, "x"), (y, "y")],
@@ -135,12 +129,12 @@ def is_safe(
         [np.bool_],
         high=_PILE,
         options=(bool(misere),),
-        outs=_outs(out, 1, "is_safe"),
+        outs=outs_of(out, 1, "is_safe"),
     )
 
 
 @_dask.elementwise
-def is_lower(x: ArrayLike, *, out: NDArray[Any] | None = None) -> Any:
+def is_lower(x: ArrayLike, *, out: Out[np.bool_] | None = None) -> Any:
     """Whether x is an A-number a_n = floor(n phi), n >= 1 (False for 0).
 
     Examples
@@ -156,12 +150,12 @@ def is_lower(x: ArrayLike, *, out: NDArray[Any] | None = None) -> Any:
         _kernel("is_lower"),
         [np.bool_],
         high=_PILE,
-        outs=_outs(out, 1, "is_lower"),
+        outs=outs_of(out, 1, "is_lower"),
     )
 
 
 @_dask.elementwise
-def is_upper(x: ArrayLike, *, out: NDArray[Any] | None = None) -> Any:
+def is_upper(x: ArrayLike, *, out: Out[np.bool_] | None = None) -> Any:
     """Whether x is a B-number b_n = a_n + n, n >= 1 (False for 0).
 
     Examples
@@ -181,12 +175,12 @@ def is_upper(x: ArrayLike, *, out: NDArray[Any] | None = None) -> Any:
         _kernel("is_upper"),
         [np.bool_],
         high=_PILE,
-        outs=_outs(out, 1, "is_upper"),
+        outs=outs_of(out, 1, "is_upper"),
     )
 
 
 @_dask.elementwise
-def index(x: ArrayLike, *, out: NDArray[Any] | None = None) -> Any:
+def index(x: ArrayLike, *, out: Out[np.int64] | None = None) -> Any:
     """The n of the safe pair that holds x (x = a_n or x = b_n); 0 for 0.
 
     Examples
@@ -202,12 +196,12 @@ def index(x: ArrayLike, *, out: NDArray[Any] | None = None) -> Any:
         _kernel("index"),
         [np.int64],
         high=_PILE,
-        outs=_outs(out, 1, "index"),
+        outs=outs_of(out, 1, "index"),
     )
 
 
 @_dask.elementwise
-def partner(x: ArrayLike, *, out: NDArray[Any] | None = None) -> Any:
+def partner(x: ArrayLike, *, out: Out[np.int64] | None = None) -> Any:
     """The other member of x's safe pair: b_n for x = a_n, a_n for x = b_n; 0 for 0.
 
     In Zeckendorf terms the partner of an A-number is its left shift, that of
@@ -233,7 +227,7 @@ def partner(x: ArrayLike, *, out: NDArray[Any] | None = None) -> Any:
         [np.int64],
         high=_PILE,
         result_check=(lambda v: ints.partner(v) > INT64_MAX, too_large),
-        outs=_outs(out, 1, "partner"),
+        outs=outs_of(out, 1, "partner"),
     )
 
 
@@ -278,6 +272,11 @@ def winning_move(
     (array([20, -1]), array([12, -1]))
     """
 
+    if not misere and out is None:
+        answer = _backend.kernels("wythoff").quick_winning_move(x, y)
+        if answer is not NotImplemented:
+            return answer
+
     def exact(p: int, q: int) -> tuple[int, int] | None:
         return ints.winning_move(p, q, misere)
 
@@ -293,7 +292,7 @@ def winning_move(
         high=_PILE,
         options=(bool(misere),),
         element=element,
-        outs=_outs(out, 2, "winning_move"),
+        outs=outs_of(out, 2, "winning_move"),
     )
 
 
@@ -451,7 +450,10 @@ def array(rows: int, cols: int) -> NDArray[np.int64]:
     return result
 
 
-def array_position(x: ArrayLike) -> Any:
+@_dask.elementwise
+def array_position(
+    x: ArrayLike, *, out: tuple[NDArray[np.int64], NDArray[np.int64]] | None = None
+) -> Any:
     """The (row, column), 1-based, of x >= 1 in the Wythoff array.
 
     The column is x's lowest Zeckendorf index minus 1.
@@ -473,4 +475,5 @@ def array_position(x: ArrayLike) -> Any:
         [np.int64, np.int64],
         high=_PILE,
         extra=((lambda v: v == 0, zero),),
+        outs=outs_of(out, 2, "array_position"),
     )

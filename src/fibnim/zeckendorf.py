@@ -20,7 +20,7 @@ import numpy as np
 from numpy.typing import ArrayLike, DTypeLike, NDArray
 
 from fibnim import _backend, _dask
-from fibnim._apply import apply, finish, map_arrays, map_objects
+from fibnim._apply import Out, apply, finish, map_arrays, map_objects, outs_of, result_array
 from fibnim._checks import (
     DIGITS_LIMIT,
     NONNEGATIVE,
@@ -92,7 +92,7 @@ def _elementwise(
     exact: Any,
     kernel: str,
     dtype: DTypeLike,
-    out: NDArray[Any] | None,
+    out: Out[Any] | None,
     high: Bound | None = None,
     extra: tuple[tuple[Test, Bound], ...] = (),
     exact_high: Bound | None = None,
@@ -106,7 +106,7 @@ def _elementwise(
         [dtype],
         high=high,
         extra=extra,
-        outs=None if out is None else [out],
+        outs=outs_of(out, 1, where),
         exact_high=exact_high,
     )
 
@@ -123,7 +123,8 @@ def _numbers(n: Any, where: str, extra: tuple[tuple[Test, Bound], ...] = ()) -> 
     return values
 
 
-def fib(k: ArrayLike, *, out: NDArray[np.uint64] | None = None) -> Any:
+@_dask.elementwise
+def fib(k: ArrayLike, *, out: Out[np.uint64] | None = None) -> Any:
     """The Fibonacci number F_k (F_0 = 0, F_1 = F_2 = 1).
 
     Parameters
@@ -161,12 +162,12 @@ def fib(k: ArrayLike, *, out: NDArray[np.uint64] | None = None) -> Any:
         [np.uint64],
         high=high,
         exact_high=_INDEX,
-        outs=None if out is None else [out],
+        outs=outs_of(out, 1, "fib"),
     )
 
 
 @_dask.elementwise
-def encode(n: ArrayLike, *, out: NDArray[np.uint64] | None = None) -> Any:
+def encode(n: ArrayLike, *, out: Out[np.uint64] | None = None) -> Any:
     """The Zeckendorf code of n: bit i set when F_{i+2} is a term.
 
     Codes are ordered like the numbers they stand for, and no code has two
@@ -196,6 +197,10 @@ def encode(n: ArrayLike, *, out: NDArray[np.uint64] | None = None) -> Any:
     >>> fibnim.encode([0, 1, 2, 3, 4, 12])
     array([ 0,  1,  2,  4,  5, 21], dtype=uint64)
     """
+    if out is None:
+        answer = _backend.kernels("zeckendorf").quick_encode(n)
+        if answer is not NotImplemented:
+            return answer
     high = Bound(
         CODE_LIMIT - 1,
         OverflowError,
@@ -208,7 +213,7 @@ def encode(n: ArrayLike, *, out: NDArray[np.uint64] | None = None) -> Any:
 
 
 @_dask.elementwise
-def decode(code: ArrayLike, *, out: NDArray[np.int64] | None = None) -> Any:
+def decode(code: ArrayLike, *, out: Out[np.int64] | None = None) -> Any:
     """The number whose Zeckendorf code is `code` (the inverse of `encode`).
 
     Parameters
@@ -230,13 +235,17 @@ def decode(code: ArrayLike, *, out: NDArray[np.int64] | None = None) -> Any:
     >>> fibnim.decode([0, 1, 2, 4, 5, 21])
     array([ 0,  1,  2,  3,  4, 12])
     """
+    if out is None:
+        answer = _backend.kernels("zeckendorf").quick_decode(code)
+        if answer is not NotImplemented:
+            return answer
     return _elementwise(
         code, "decode", "code", ints.value, "decode", np.int64, out, extra=_ADJACENT
     )
 
 
 @_dask.elementwise
-def lowest_term(n: ArrayLike, *, out: NDArray[np.uint64] | None = None) -> Any:
+def lowest_term(n: ArrayLike, *, out: Out[np.uint64] | None = None) -> Any:
     """z_1(n), the smallest term of n's Zeckendorf representation (0 for n = 0).
 
     Parameters
@@ -271,7 +280,7 @@ def lowest_term(n: ArrayLike, *, out: NDArray[np.uint64] | None = None) -> Any:
 
 
 @_dask.elementwise
-def is_fibonacci(n: ArrayLike, *, out: NDArray[np.bool_] | None = None) -> Any:
+def is_fibonacci(n: ArrayLike, *, out: Out[np.bool_] | None = None) -> Any:
     """Whether n is a Fibonacci number (0 = F_0 is one).
 
     Parameters
@@ -313,7 +322,21 @@ def _width(values: int | NDArray[Any], extra: int = 0) -> int:
     return ints.digit_count(max(int(top), 0)) + extra
 
 
-def digits(n: ArrayLike, width: int | None = None) -> NDArray[np.uint8]:
+def _lazy_width(n: Any, width: int | None = None, **_: Any) -> int:
+    """The width of digits of a dask array: given, since the default comes from
+    the largest element, which a lazy array does not know."""
+    if width is None:
+        raise ValueError(
+            "digits: a dask array needs width= (the default is what its largest "
+            "element needs, and a lazy array does not know that element)"
+        )
+    return one_int(width, "digits", "width", Bound(1, ValueError, "is less than 1"), _INDEX)
+
+
+@_dask.with_last_axis(_lazy_width)
+def digits(
+    n: ArrayLike, width: int | None = None, *, out: Out[np.uint8] | None = None
+) -> NDArray[np.uint8]:
     """The Zeckendorf digits of n, most significant first, as uint8 0/1.
 
     Digit j (from the left) stands for F_{width+1-j}: the last digit is F_2's.
@@ -325,7 +348,10 @@ def digits(n: ArrayLike, width: int | None = None) -> NDArray[np.uint8]:
         object arrays any size.
     width : int, optional
         Digits per number, 1 to `DIGITS_LIMIT`. Defaults to what the largest
-        element needs; a width too small for some element raises OverflowError.
+        element needs (a dask array must give it), or the length of the last
+        axis of `out`; a width too small for some element raises OverflowError.
+    out : ndarray of uint8, optional
+        Where to put the digits (shape ``(*n.shape, width)``).
 
     Returns
     -------
@@ -342,6 +368,9 @@ def digits(n: ArrayLike, width: int | None = None) -> NDArray[np.uint8]:
            [0, 1, 0, 1, 0, 1]], dtype=uint8)
     """
     values = _numbers(n, "digits")
+    outs = outs_of(out, 1, "digits")
+    if width is None and outs is not None and np.ndim(outs[0]):
+        width = np.shape(outs[0])[-1]
     if width is not None:
         width = one_int(width, "digits", "width", Bound(1, ValueError, "is less than 1"), _INDEX)
     if isinstance(values, int):
@@ -349,7 +378,9 @@ def digits(n: ArrayLike, width: int | None = None) -> NDArray[np.uint8]:
     if width is None:
         width = _width(values)
     high = Bound(ints.fib(width + 2) - 1, OverflowError, f"needs more than width={width} digits")
-    result = np.empty((*values.shape, width), dtype=np.uint8)
+    result = result_array(
+        (*values.shape, width), np.uint8, None if outs is None else outs[0], "digits"
+    )
     if values.dtype == object:
         exact = lambda v: _digit_list(ints.code(v), width)  # noqa: E731
         map_objects(exact, [values], ["n"], [result], "digits", NONNEGATIVE, high)

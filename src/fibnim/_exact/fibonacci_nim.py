@@ -10,8 +10,6 @@ from __future__ import annotations
 
 from fibnim._exact import zeckendorf as zeck
 
-INFINITE = None  # an unbounded r
-
 
 def one_pile_is_p(n: int, r: int) -> bool:
     """(n; r) is a P-position iff its lowest Zeckendorf term exceeds r (n = 0: always)."""

@@ -153,7 +153,6 @@ def second_canonical_code(n: int) -> int:
     return silber
 
 
-def bits_to_string(bits: int, width: int | None = None) -> str:
+def bits_to_string(bits: int) -> str:
     """A code written most significant digit first; "0" for an empty code."""
-    text = format(bits, "b")
-    return text if width is None else text.zfill(width)
+    return format(bits, "b")

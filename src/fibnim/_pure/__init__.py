@@ -3,4 +3,7 @@
 Each module here has the same kernel names and signatures as its compiled
 twin: checked uint64 arrays in, results written into `out`. The arithmetic is
 done on Python ints by fibnim._exact; numpy only carries the data.
+
+The quick calls (`quick_*`, see fibnim_c/calls.pxi) answer Python ints here,
+exactly, and hand everything else to the general path (NotImplemented).
 """

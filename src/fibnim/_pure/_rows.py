@@ -1,4 +1,5 @@
-"""What the pure twins of the fused classify kernels share."""
+"""What the pure twins share: the fused classify kernels' row loop, and the test
+of the quick calls' arguments."""
 
 from __future__ import annotations
 
@@ -37,3 +38,9 @@ def taking(row: list[int], move: tuple[int, int] | None) -> list[int] | None:
     after = list(row)
     after[move[0]] -= move[1]
     return after
+
+
+def words(*values: object) -> bool:
+    """Whether every value is a Python int from 0 to 2**64 - 1, which a quick call
+    answers (the general path takes the rest, and names what it refuses)."""
+    return all(type(v) is int and 0 <= v <= 0xFFFFFFFFFFFFFFFF for v in values)

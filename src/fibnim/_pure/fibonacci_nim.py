@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from fibnim._exact import fibonacci_nim as ints
-from fibnim._pure._rows import classify_rows, taking
+from fibnim._pure._rows import classify_rows, taking, words
 
 
 def is_p(n: np.ndarray, r: np.ndarray, out: np.ndarray, limit: int) -> int:
@@ -116,3 +118,11 @@ def classify_searched(
         raise AssertionError("the threshold names a winning take")  # by its definition
 
     return classify_rows(piles, out, limit, target)
+
+
+def quick_is_p(n: Any, r: Any) -> Any:
+    """fibonacci_nim.is_p(n, r) of Python ints (r None: the opening bound n - 1),
+    or NotImplemented (fibnim_c/calls.pxi)."""
+    if not (words(n) and (r is None or words(r))):
+        return NotImplemented
+    return ints.one_pile_is_p(n, max(n - 1, 0) if r is None else r)

@@ -4,10 +4,12 @@ the first bad one, or -1."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from fibnim._exact import wythoff as ints
-from fibnim._pure._rows import classify_rows
+from fibnim._pure._rows import classify_rows, words
 
 INT64_MAX = 2**63 - 1
 
@@ -112,3 +114,13 @@ def classify(piles: np.ndarray, out: np.ndarray, misere: bool, limit: int) -> in
         lambda row: ints.winning_move(row[0], row[1], misere),
         lambda row: not misere or any(row),  # misere (0, 0): the last mover lost
     )
+
+
+def quick_is_safe(x: Any, y: Any) -> Any:
+    """wythoff.is_safe(x, y) of Python ints, or NotImplemented (fibnim_c/calls.pxi)."""
+    return ints.is_safe(x, y) if words(x, y) else NotImplemented
+
+
+def quick_winning_move(x: Any, y: Any) -> Any:
+    """wythoff.winning_move(x, y) of Python ints, or NotImplemented (fibnim_c/calls.pxi)."""
+    return ints.winning_move(x, y) if words(x, y) else NotImplemented

@@ -8,10 +8,12 @@ computed nothing from it, or -1: as the compiled twin does.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
 from fibnim._exact import zeckendorf as ints
+from fibnim._pure._rows import words
 
 
 def _checked(values: np.ndarray, limit: int, bad: Callable[[int], bool] | None = None) -> int:
@@ -89,3 +91,13 @@ def second_canonical_digits(n: np.ndarray, out: np.ndarray, limit: int) -> int:
         return first
     _digit_rows([ints.second_canonical_code(x) for x in values], out)
     return -1
+
+
+def quick_encode(n: Any) -> Any:
+    """zeckendorf.encode(n) of a Python int, or NotImplemented (fibnim_c/calls.pxi)."""
+    return ints.code(n) if words(n) else NotImplemented
+
+
+def quick_decode(code: Any) -> Any:
+    """zeckendorf.decode(code) of a Python int, or NotImplemented (fibnim_c/calls.pxi)."""
+    return ints.value(code) if words(code) and not code & (code >> 1) else NotImplemented

@@ -29,6 +29,13 @@ results.json (validated against `SCHEMA`, a JSON Schema):
   hand, where there is one) and `paths`: per implementation, `ns` (median ns
   per element), `x_floor` (the median of `x_floor_samples`, each repeat's time
   over the floor's, timed in turns).
+- `calls` (may be missing): the cost of one call, in microseconds (median of
+  7 runs of 2,000 calls): `np_equal_array_us` and `np_equal_int_us` (np.equal
+  on one-element int64 arrays and on Python ints), `target_array_us`,
+  `target_int_us`, and `calls`, one per function: `name`, `array_us` (on
+  one-element int64 arrays), `int_us` (on Python ints), and the same through
+  the general path alone (the quick calls declining), `general_array_us` and
+  `general_int_us`.
 - A kernel's `reference` names another kernel of the run; its `x_reference`
   target is this kernel's time per element over that one's, at the largest
   size both ran.
@@ -139,6 +146,34 @@ SCHEMA: dict[str, Any] = {
                                 "ns": {"type": "number", "exclusiveMinimum": 0},
                                 "x_floor": {"type": "number", "exclusiveMinimum": 0},
                             },
+                        },
+                    },
+                },
+            },
+        },
+        "calls": {
+            "type": "object",
+            "required": [
+                "np_equal_array_us",
+                "np_equal_int_us",
+                "target_array_us",
+                "target_int_us",
+                "calls",
+            ],
+            "properties": {
+                "calls": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "required": ["name", "array_us", "int_us"],
+                        "properties": {
+                            key: {"type": "number", "exclusiveMinimum": 0}
+                            for key in (
+                                "array_us",
+                                "int_us",
+                                "general_array_us",
+                                "general_int_us",
+                            )
                         },
                     },
                 },
@@ -357,6 +392,8 @@ def markdown(results: dict[str, Any], plots: list[str] | None = None) -> str:
                 f"{_number(p['floor_seconds'])} | {_number(p['seconds'] / p['floor_seconds'])} | "
                 f"{_number(p['peak_mb'])} | {p['threads']} |"
             )
+    if results.get("calls"):
+        lines += ["", *call_table(results["calls"])]
     if results["solvers"]:
         lines += ["", "## Solvers", "", "| solver | N | seconds |", "|---|---|---|"]
         for s in results["solvers"]:
@@ -385,6 +422,35 @@ def markdown(results: dict[str, Any], plots: list[str] | None = None) -> str:
     if plots:
         lines += ["", "## Plots", ""] + [f"![{p}]({p})" for p in plots]
     return "\n".join(lines) + "\n"
+
+
+def call_table(calls: dict[str, Any]) -> list[str]:
+    """The per-call section: microseconds per call, x np.equal, and the targets."""
+    array_target, int_target = calls["target_array_us"], calls["target_int_us"]
+    lines = [
+        "## Per call",
+        "",
+        "Microseconds per call (median of 7 runs of 2,000 calls), as a search or a game "
+        "loop calls: on one-element int64 arrays, and on Python ints; x np.equal is against "
+        f"np.equal on the same arguments ({_number(calls['np_equal_array_us'])} us on the "
+        f"arrays, {_number(calls['np_equal_int_us'])} us on the ints); general is the same "
+        "call through the general path alone (the quick calls declining). Targets: at most "
+        f"{_number(array_target)} us on the arrays, {_number(int_target)} us on the ints.",
+        "",
+        "| function | array us | x np.equal | met | general | ints us | x np.equal | met | "
+        "general |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for call in calls["calls"]:
+        array_us, int_us = call["array_us"], call["int_us"]
+        lines.append(
+            f"| {call['name']} | {_number(array_us)} | "
+            f"{_number(array_us / calls['np_equal_array_us'])} | "
+            f"{_MET[array_us <= array_target]} | {_number(call.get('general_array_us'))} | "
+            f"{_number(int_us)} | {_number(int_us / calls['np_equal_int_us'])} | "
+            f"{_MET[int_us <= int_target]} | {_number(call.get('general_int_us'))} |"
+        )
+    return lines
 
 
 def path_target(kernel: str, path: str, results: dict[str, Any]) -> float | None:

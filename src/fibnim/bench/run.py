@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib.metadata
 import itertools
@@ -11,8 +12,9 @@ import statistics
 import sys
 import sysconfig
 import time
+import timeit
 import tracemalloc
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,7 +25,7 @@ import numpy as np
 import fibnim
 from fibnim import _backend
 from fibnim.bench import pipelines
-from fibnim.bench.suite import CASES, SOLVERS, Case, Inputs
+from fibnim.bench.suite import ARRAY_CALL_US, CALLS, CASES, INT_CALL_US, SOLVERS, Case, Inputs
 
 
 @dataclass(frozen=True)
@@ -199,6 +201,66 @@ def measure_case(case: Case, plan: Plan, seed: int = 2026) -> dict[str, Any]:
     }
 
 
+def per_call(function: Callable[[], Any]) -> float:
+    """Microseconds per call of function(): the median of 7 runs of 2,000 calls."""
+    runs = timeit.repeat(function, number=2000, repeat=7)
+    return statistics.median(runs) / 2000 * 1e6
+
+
+@contextlib.contextmanager
+def general_path() -> Iterator[None]:
+    """The compiled core's quick calls (fibnim_c/calls.pxi) declining every call
+    for a while: what each call costs through the general path alone."""
+    quick = [
+        (kernels, name, getattr(kernels, name))
+        for kernels in map(_backend.kernels, _backend.TOPICS)
+        for name in dir(kernels)
+        if name.startswith("quick_")
+    ]
+    for kernels, name, _ in quick:
+        setattr(kernels, name, lambda *arguments: NotImplemented)
+    try:
+        yield
+    finally:
+        for kernels, name, function in quick:
+            setattr(kernels, name, function)
+
+
+def measure_calls() -> dict[str, Any]:
+    """The per-call cost of the functions CALLS names, next to np.equal's, with
+    their quick calls and through the general path alone."""
+    _backend.use("cython")
+    one, other = np.array([4]), np.array([5])  # 4: a pile, a number and a code
+
+    def costs() -> list[tuple[float, float]]:
+        return [
+            (per_call(functools.partial(call.on_array, one)), per_call(call.on_ints))
+            for call in CALLS
+        ]
+
+    quick = costs()
+    with general_path():
+        general = costs()
+    return {
+        "np_equal_array_us": per_call(lambda: np.equal(one, other)),
+        "np_equal_int_us": per_call(lambda: np.equal(3, 5)),
+        "target_array_us": ARRAY_CALL_US,
+        "target_int_us": INT_CALL_US,
+        "calls": [
+            {
+                "name": call.name,
+                "array_us": array_us,
+                "int_us": int_us,
+                "general_array_us": general_array_us,
+                "general_int_us": general_int_us,
+            }
+            for call, (array_us, int_us), (general_array_us, general_int_us) in zip(
+                CALLS, quick, general, strict=True
+            )
+        ],
+    }
+
+
 def measure_solvers(plan: Plan) -> list[dict[str, Any]]:
     results = []
     _backend.use("cython")
@@ -348,6 +410,9 @@ def run(
             if progress:
                 progress("solvers")
             results["solvers"] = measure_solvers(plan)
+            if progress:
+                progress("calls")
+            results["calls"] = measure_calls()
             # the whole runs, in subprocesses, on the implementation the suite ran on
             chosen = {"FIBNIM_IMPLEMENTATION": _backend.implementation()}
             results["pipelines"] = pipelines.measure(

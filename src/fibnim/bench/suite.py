@@ -16,8 +16,7 @@ from typing import Any
 import numpy as np
 
 import fibnim
-from fibnim import fibonacci_nim, power_nim, solvers, wythoff
-from fibnim.classify import classify
+from fibnim import classify, fibonacci_nim, power_nim, solvers, wythoff
 
 PHI = (1 + 5**0.5) / 2
 FIB = [0, 1]
@@ -418,4 +417,33 @@ SOLVERS: list[Solver] = [
         (50, 100, 200),
         (10, 20),
     ),
+]
+
+
+@dataclass(frozen=True)
+class Call:
+    """One public function called once, as a search or a game loop calls it: on
+    one-element int64 arrays and on Python ints, each next to np.equal on the
+    same arguments; the targets are microseconds per call."""
+
+    name: str
+    on_array: Callable[[np.ndarray], Any]
+    on_ints: Callable[[], Any]
+    arity: int = 1
+
+
+ARRAY_CALL_US = 2.0  # the targets: a one-element call, and a call on Python ints
+INT_CALL_US = 1.0
+
+CALLS: list[Call] = [
+    Call("wythoff.is_safe", lambda a: wythoff.is_safe(a, a), lambda: wythoff.is_safe(3, 5), 2),
+    Call(
+        "wythoff.winning_move",
+        lambda a: wythoff.winning_move(a, a),
+        lambda: wythoff.winning_move(10, 15),
+        2,
+    ),
+    Call("zeckendorf.encode", fibnim.encode, lambda: fibnim.encode(46)),
+    Call("zeckendorf.decode", fibnim.decode, lambda: fibnim.decode(149)),
+    Call("fibonacci_nim.is_p", fibonacci_nim.is_p, lambda: fibonacci_nim.is_p(12)),
 ]

@@ -8,7 +8,7 @@ For the one-pile game the target is the pile after the move. This is the
 layout `fibnim classify` writes to .npy files.
 
 >>> import numpy as np
->>> from fibnim.classify import classify
+>>> from fibnim import classify
 >>> classify(np.array([[3, 5], [4, 4], [0, 0]]), "wythoff")
 array([[ 1, -1, -1],
        [ 0,  0,  0],
@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from fibnim import _backend, _dask, _stop, solvers
+from fibnim import _backend, _dask, _labelled, _stop, solvers
 from fibnim._apply import CHUNK, INT64_MAX, UINT64_MAX, overlap, result_array
 from fibnim._checks import NONNEGATIVE, Bound, check_chunk, check_int, integers, one_int
 
@@ -148,8 +148,9 @@ def classify(positions: Any, game: str, bound: int | None = None, *, out: Any = 
 
     Parameters
     ----------
-    positions : array_like of int, shape (N, k), or a dask array
-        One position per row: its k piles, each >= 0 and at most 2**63 - 1.
+    positions : array_like of int, shape (N, k)
+        One position per row: its k piles, each >= 0 and at most 2**63 - 1. A
+        numpy array, a dask array, a pandas DataFrame or an xarray DataArray.
     game : str
         One of wythoff, wythoff-misere, fibonacci-nim (one pile),
         global-fibonacci-nim, power-nim, nim.
@@ -166,7 +167,9 @@ def classify(positions: Any, game: str, bound: int | None = None, *, out: Any = 
     int64 array of shape (N, 1 + k)
         Column 0: 1 for a P-position, 0 for an N-position. Columns 1..k: the
         position a winning move leads to, -1 throughout where there is none.
-        A dask array in, a lazy dask array out, block by block.
+        A dask array in, a lazy dask array out, block by block. A DataFrame
+        (or DataArray) in, one out on its index, with columns is_p, move_1 ..
+        move_k.
 
     Raises
     ------
@@ -177,7 +180,7 @@ def classify(positions: Any, game: str, bound: int | None = None, *, out: Any = 
     Examples
     --------
     >>> import numpy as np
-    >>> from fibnim.classify import classify
+    >>> from fibnim import classify
     >>> classify(np.array([[3, 4, 5], [1, 2, 3]]), "nim")  # 3 -> 1 zeroes the xor
     array([[ 0,  1,  4,  5],
            [ 1, -1, -1, -1]])
@@ -189,6 +192,9 @@ def classify(positions: Any, game: str, bound: int | None = None, *, out: Any = 
     array([[ 1, -1, -1],
            [ 0,  4,  7]])
     """
+    if _labelled.library(positions) in _labelled.LIBRARIES:
+        result = classify(_labelled.values(positions), game, bound, out=out)
+        return result if out is not None else _labelled.rows(result, positions)
     rules = game_named(game)
     if bound is not None:
         if not rules.bounded:
@@ -257,7 +263,7 @@ def random_positions(
     below 10**6, from numpy's default generator seeded with seed; the same
     (count, seed) always gives the same positions.
 
-    >>> from fibnim.classify import random_positions
+    >>> from fibnim import random_positions
     >>> random_positions(2, "wythoff", 2, seed=1).shape
     (2, 2)
     """

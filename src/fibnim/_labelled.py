@@ -1,0 +1,180 @@
+"""pandas and xarray objects in, the same type out, labels kept.
+
+A public array function called with a pandas Series, DataFrame or Index, or
+an xarray DataArray, computes on its values (no copy where they are already a
+numpy array of integers) and hands the results back in the type of the first
+such argument: a Series keeps its index and name, a DataFrame its index and
+columns, a DataArray its dimensions, coordinates, name and attributes.
+Functions of positions (a DataFrame of piles, one position per row; a
+DataArray whose last dimension holds the piles) give one result per position:
+a Series on the frame's index, or the DataArray without its last dimension.
+Results with a trailing axis of their own (`digits`) come back as a DataFrame
+on the Series' index, or a DataArray with a new last dimension, "digit".
+
+Labelled arguments must share their labels: pandas would align two Series on
+the union of their indexes, where fibnim refuses (align them first) rather than
+compute on positions that do not belong together. Neither library is imported
+unless one of its objects is passed in.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+LIBRARIES = frozenset({"pandas", "xarray"})
+
+
+def library(value: Any) -> str:
+    """The top-level package that value's type comes from ("numpy", "pandas", ...)."""
+    return type(value).__module__.partition(".")[0]
+
+
+def call(
+    function: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any], positions: bool
+) -> Any:
+    """function on the values of its labelled arguments, its results labelled
+    like the first of them (unless out= was given: then out is the answer)."""
+    where = function.__name__
+    parameters = list(inspect.signature(function).parameters)
+    named = [*zip(parameters, args, strict=False), *kwargs.items()]  # no *args here
+    labelled = [(name, v) for name, v in named if library(v) in LIBRARIES]
+    like_name, like = labelled[0]
+    for name, other in labelled:
+        _check_complete(where, name, other)
+        _check_same_labels(where, like_name, like, name, other)
+    result = function(*map(values, args), **{k: values(v) for k, v in kwargs.items()})
+    if kwargs.get("out") is not None:
+        return result
+    # a name shared by every labelled argument is kept (as pandas and xarray do)
+    names = {None if _is_frame(v) else v.name for _, v in labelled}
+    shared = names.pop() if len(names) == 1 else None
+    if isinstance(result, tuple):
+        return tuple(_relabel(r, like, shared, positions) for r in result)
+    return _relabel(result, like, shared, positions)
+
+
+def values(value: Any) -> Any:
+    """The array behind a labelled value (a dask array stays lazy); others as they are."""
+    kind = library(value)
+    if kind == "pandas":
+        # nullable types (Int64, int64[pyarrow]; no NA is left by now) as their numpy type
+        wanted = {getattr(d, "numpy_dtype", d) for d in _dtypes(value)}
+        return value.to_numpy(dtype=wanted.pop() if len(wanted) == 1 else None)
+    if kind == "xarray":
+        return value.data
+    return value
+
+
+def _is_frame(value: Any) -> bool:
+    return library(value) == "pandas" and value.ndim == 2
+
+
+def _dtypes(value: Any) -> list[Any]:
+    """The dtypes of a pandas object: one, or a DataFrame's columns'."""
+    return list(value.dtypes) if _is_frame(value) else [value.dtype]
+
+
+def _check_complete(where: str, name: str, value: Any) -> None:
+    """A pandas column of a nullable integer type: refused where a value is
+    missing (numpy would see a float NaN there), naming the first such place."""
+    if library(value) != "pandas" or all(isinstance(d, np.dtype) for d in _dtypes(value)):
+        return
+    missing = value.isna().to_numpy().reshape(value.shape)
+    if missing.any():
+        place = tuple(int(i) for i in np.argwhere(missing)[0])
+        label = ", ".join(map(str, place))
+        raise ValueError(f"{where}: {name}[{label}] is missing (NA); fill or drop it first")
+
+
+def _check_same_labels(where: str, first_name: str, first: Any, name: str, other: Any) -> None:
+    if library(first) != library(other):
+        raise TypeError(f"{where}: {first_name} and {name} are a pandas and an xarray object")
+    if library(first) == "pandas":
+        same = _index(first).equals(_index(other))
+    else:
+        import xarray as xr
+
+        try:
+            xr.align(first, other, join="exact", copy=False)
+            same = True
+        except ValueError:
+            same = False
+    if not same:
+        raise ValueError(
+            f"{where}: {first_name} and {name} have different labels; align them first "
+            "(pandas: x, y = x.align(y); xarray: xarray.align(x, y))"
+        )
+
+
+def _index(value: Any) -> Any:
+    import pandas as pd
+
+    return value if isinstance(value, pd.Index) else value.index
+
+
+def _relabel(result: Any, like: Any, name: Any, positions: bool) -> Any:
+    if not hasattr(result, "shape") or not result.shape:
+        return result  # a scalar answer stays a scalar
+    if library(like) == "pandas":
+        return _as_pandas(result, like, name, positions)
+    return _as_xarray(result, like, name, positions)
+
+
+def _as_pandas(result: Any, like: Any, name: Any, positions: bool) -> Any:
+    import pandas as pd
+
+    if isinstance(like, pd.DataFrame):
+        if result.shape == like.shape and not positions:
+            return pd.DataFrame(result, index=like.index, columns=like.columns, copy=False)
+        if positions and result.shape == like.shape[:1]:
+            return pd.Series(result, index=like.index, copy=False)
+        return result
+    index = _index(like)
+    if result.shape == (len(index),):
+        if isinstance(like, pd.Index):
+            return pd.Index(result, name=name, copy=False)
+        return pd.Series(result, index=index, name=name, copy=False)
+    if result.ndim == 2 and len(result) == len(index):  # digits: a column per digit
+        return pd.DataFrame(result, index=index, copy=False)
+    return result
+
+
+def _as_xarray(result: Any, like: Any, name: Any, positions: bool) -> Any:
+    import xarray as xr
+
+    labelled = None
+    if positions and result.shape == like.shape[:-1]:
+        labelled = like.isel({like.dims[-1]: 0}, drop=True).copy(data=result)
+    elif result.shape == like.shape:
+        labelled = like.copy(data=result)
+    if labelled is not None:
+        labelled.name = name
+        return labelled
+    if result.ndim == like.ndim + 1 and result.shape[:-1] == like.shape:
+        return xr.DataArray(
+            result,
+            coords=like.coords,
+            dims=(*like.dims, "digit"),
+            name=name,
+            attrs=like.attrs,
+        )
+    return result
+
+
+def rows(result: Any, like: Any) -> Any:
+    """classify's answers (N, 1 + k) for a DataFrame or DataArray of N positions:
+    columns is_p, move_1 .. move_k, on its index (or its first dimension)."""
+    columns = ["is_p", *(f"move_{j + 1}" for j in range(result.shape[1] - 1))]
+    if library(like) == "pandas":
+        import pandas as pd
+
+        return pd.DataFrame(result, index=_index(like), columns=columns, copy=False)
+    import xarray as xr
+
+    first = like.dims[0]
+    coords = {name: c for name, c in like.coords.items() if c.dims == (first,)}
+    return xr.DataArray(result, dims=(first, "column"), coords={**coords, "column": columns})

@@ -1,0 +1,241 @@
+"""Every public array function takes pandas, xarray and dask objects and gives
+back the same type (labels kept, dask lazy), and takes out= in numpy's two forms."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import fibnim
+from fibnim import classify, fibonacci_nim, power_nim, wythoff
+
+rng = np.random.default_rng(17)
+NUMBERS = rng.integers(1, 10**6, size=50)
+OTHERS = rng.integers(0, 10**6, size=50)
+
+# (function, its arguments past the first as arrays like the first, keywords):
+# every public function that maps numbers to numbers, element by element
+ELEMENTWISE = [
+    (fibnim.fib, 0, {}),
+    (fibnim.encode, 0, {}),
+    (fibnim.decode, 0, {}),
+    (fibnim.lowest_term, 0, {}),
+    (fibnim.is_fibonacci, 0, {}),
+    (fibnim.to_string, 0, {}),
+    (fibnim.second_canonical, 0, {}),
+    (wythoff.pair, 0, {}),
+    (wythoff.is_safe, 1, {}),
+    (wythoff.is_safe, 1, {"misere": True}),
+    (wythoff.is_lower, 0, {}),
+    (wythoff.is_upper, 0, {}),
+    (wythoff.index, 0, {}),
+    (wythoff.partner, 0, {}),
+    (wythoff.winning_move, 1, {}),
+    (wythoff.array_position, 0, {}),
+    (fibonacci_nim.is_p, 1, {}),
+    (fibonacci_nim.winning_take, 1, {}),
+]
+POSITIONS = [
+    fibonacci_nim.global_is_p,
+    fibonacci_nim.global_winning_move,
+    power_nim.is_p,
+    power_nim.winning_move,
+]
+
+
+def _first(function):
+    """Values that every function above takes (codes for decode; small k for fib)."""
+    if function is fibnim.decode:
+        return fibnim.encode(NUMBERS).astype(np.int64)
+    if function is fibnim.fib:
+        return NUMBERS % 90
+    return NUMBERS
+
+
+def _arguments(function, others):
+    first = _first(function)
+    return [first, *(OTHERS[: len(first)] % 1000 for _ in range(others))]
+
+
+def _parts(result):
+    return result if isinstance(result, tuple) else (result,)
+
+
+@pytest.mark.parametrize(("function", "others", "keywords"), ELEMENTWISE)
+def test_a_series_in_is_a_series_out_on_its_index(function, others, keywords):
+    pd = pytest.importorskip("pandas")
+    arrays = _arguments(function, others)
+    index = pd.Index([f"row {i}" for i in range(len(arrays[0]))], name="where")
+    series = [pd.Series(a, index=index, name="piles") for a in arrays]
+    expected = _parts(function(*arrays, **keywords))
+    got = _parts(function(*series, **keywords))
+    assert len(got) == len(expected)
+    for g, e in zip(got, expected, strict=True):
+        assert isinstance(g, pd.Series) and g.index.equals(index) and g.name == "piles"
+        assert (g.to_numpy() == e).all()
+
+
+@pytest.mark.parametrize(("function", "others", "keywords"), ELEMENTWISE)
+def test_a_dataarray_in_is_a_dataarray_out_with_its_coordinates(function, others, keywords):
+    xr = pytest.importorskip("xarray")
+    arrays = [a[:48].reshape(6, 8) for a in _arguments(function, others)]
+    coords = {"row": np.arange(6) * 10, "column": list("abcdefgh")}
+    labelled = [
+        xr.DataArray(
+            a, dims=("row", "column"), coords=coords, name="n", attrs={"unit": "counters"}
+        )
+        for a in arrays
+    ]
+    expected = _parts(function(*arrays, **keywords))
+    for g, e in zip(_parts(function(*labelled, **keywords)), expected, strict=True):
+        assert isinstance(g, xr.DataArray) and g.dims == ("row", "column")
+        assert (g["row"].values == coords["row"]).all() and g.attrs == {"unit": "counters"}
+        assert (g.values == e).all()
+
+
+@pytest.mark.parametrize("function", POSITIONS)
+def test_a_frame_of_positions_gives_series_on_its_index(function):
+    pd = pytest.importorskip("pandas")
+    piles = rng.integers(0, 1000, size=(40, 2))
+    frame = pd.DataFrame(piles, columns=["x", "y"], index=np.arange(40) * 3)
+    for g, e in zip(_parts(function(frame, 7)), _parts(function(piles, 7)), strict=True):
+        assert isinstance(g, pd.Series) and g.index.equals(frame.index)
+        assert (g.to_numpy() == e).all()
+
+
+@pytest.mark.parametrize("function", POSITIONS)
+def test_a_dataarray_of_positions_loses_its_piles_dimension(function):
+    xr = pytest.importorskip("xarray")
+    piles = rng.integers(0, 40, size=(5, 4, 3))  # 3 piles: a search of 41**3 states
+    labelled = xr.DataArray(piles, dims=("a", "b", "pile"), coords={"a": list("vwxyz")})
+    for g, e in zip(_parts(function(labelled)), _parts(function(piles)), strict=True):
+        assert isinstance(g, xr.DataArray) and g.dims == ("a", "b")
+        assert list(g["a"].values) == list("vwxyz") and (g.values == e).all()
+
+
+def test_classify_of_a_frame_is_a_frame_on_its_index():
+    pd = pytest.importorskip("pandas")
+    piles = rng.integers(0, 1000, size=(30, 2))
+    frame = pd.DataFrame(piles, columns=["x", "y"], index=pd.RangeIndex(100, 130))
+    result = classify(frame, "wythoff")
+    assert list(result.columns) == ["is_p", "move_1", "move_2"]
+    assert result.index.equals(frame.index)
+    assert (result.to_numpy() == classify(piles, "wythoff")).all()
+    out = np.empty((30, 3), dtype=np.int64)
+    assert classify(frame, "wythoff", out=out) is out
+
+
+def test_digits_of_a_series_is_a_frame_of_digits():
+    pd = pytest.importorskip("pandas")
+    series = pd.Series([4, 12, 46], index=list("abc"))
+    result = fibnim.digits(series, width=8)
+    assert isinstance(result, pd.DataFrame) and list(result.index) == list("abc")
+    assert (result.to_numpy() == fibnim.digits([4, 12, 46], width=8)).all()
+
+
+def test_digits_of_a_dataarray_gains_a_digit_dimension():
+    xr = pytest.importorskip("xarray")
+    labelled = xr.DataArray([4, 12, 46], dims="n", coords={"n": [1, 2, 3]})
+    result = fibnim.digits(labelled)
+    assert result.dims == ("n", "digit") and list(result["n"].values) == [1, 2, 3]
+    assert (result.values == fibnim.digits([4, 12, 46])).all()
+
+
+def test_labels_that_differ_are_refused_not_aligned():
+    pd = pytest.importorskip("pandas")
+    x = pd.Series([3, 4], index=[0, 1])
+    y = pd.Series([5, 7], index=[1, 2])
+    with pytest.raises(ValueError, match="is_safe: x and y have different labels"):
+        wythoff.is_safe(x, y)
+    # a Series with a plain array: the Series' labels
+    result = wythoff.is_safe(x, np.array([5, 7]))
+    assert isinstance(result, pd.Series) and result.tolist() == [True, True]
+
+
+def test_a_missing_value_is_a_clear_error_naming_its_place():
+    pd = pytest.importorskip("pandas")
+    series = pd.Series([3, None, 5], dtype="Int64")
+    with pytest.raises(ValueError, match=r"encode: n\[1\] is missing \(NA\)"):
+        fibnim.encode(series)
+
+
+def test_a_series_is_read_as_its_array_not_element_by_element():
+    pd = pytest.importorskip("pandas")
+    values = np.arange(10**5, dtype=np.uint64)
+    series = pd.Series(values)
+    # the values reach the kernel as the series' own integer array: a bad value
+    # is reported by the integer path (its bound), not as an object element
+    assert (fibnim.encode(series).to_numpy() == fibnim.encode(values)).all()
+    signed = pd.Series(np.array([1, -2], dtype=np.int64))
+    with pytest.raises(ValueError, match=r"n\[1\] = -2 is negative"):
+        fibnim.encode(signed)
+
+
+# --- dask for the functions that lacked it ---------------------------------------------------
+
+
+@pytest.fixture
+def da():
+    return pytest.importorskip("dask.array")
+
+
+def test_fib_digits_and_array_position_stay_lazy_on_dask(da):
+    lazy = da.from_array(NUMBERS, chunks=16)
+    for function, argument in [(fibnim.fib, lazy % 90), (wythoff.array_position, lazy)]:
+        eager = function(np.asarray(argument.compute()))
+        for g, e in zip(_parts(function(argument)), _parts(eager), strict=True):
+            assert isinstance(g, da.Array) and (g.compute() == e).all()
+    result = fibnim.digits(lazy, width=30)
+    assert isinstance(result, da.Array) and result.shape == (50, 30)
+    assert (result.compute() == fibnim.digits(NUMBERS, width=30)).all()
+    with pytest.raises(ValueError, match="a dask array needs width="):
+        fibnim.digits(lazy)
+
+
+# --- out= in both forms, everywhere ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("function", "others", "keywords"), ELEMENTWISE)
+def test_out_takes_an_array_or_a_tuple_and_is_returned(function, others, keywords):
+    arrays = _arguments(function, others)
+    if function in (fibnim.to_string, fibnim.second_canonical):
+        with pytest.raises(TypeError):  # strings have no fixed width to write into
+            function(*arrays, out=None, **keywords)
+        return
+    expected = _parts(function(*arrays, **keywords))
+    outs = tuple(np.zeros_like(e) for e in expected)
+    got = function(*arrays, out=outs, **keywords)
+    assert all(g is o for g, o in zip(_parts(got), outs, strict=True))
+    assert all((o == e).all() for o, e in zip(outs, expected, strict=True))
+    if len(outs) == 1:
+        single = np.zeros_like(expected[0])
+        assert function(*arrays, out=single, **keywords) is single
+    with pytest.raises(ValueError, match="out must have shape"):
+        function(*arrays, out=tuple(np.zeros(3, dtype=e.dtype) for e in expected), **keywords)
+
+
+@pytest.mark.parametrize("function", POSITIONS)
+def test_position_functions_take_out(function):
+    piles = rng.integers(0, 40, size=(20, 3))
+    expected = _parts(function(piles, 5))
+    outs = tuple(np.zeros_like(e) for e in expected)
+    got = function(piles, 5, out=outs if len(outs) > 1 else outs[0])
+    assert all(g is o for g, o in zip(_parts(got), outs, strict=True))
+    assert all((o == e).all() for o, e in zip(outs, expected, strict=True))
+    with pytest.raises(ValueError, match="out must have shape"):
+        function(piles, 5, out=tuple(np.zeros(3, dtype=e.dtype) for e in expected))
+    # one position (a list) with out=: a 0-d answer written there
+    for position in ([1, 2, 3], [1, 2, 4]):
+        zero_d = tuple(np.zeros((), dtype=e.dtype) for e in expected)
+        function(position, out=zero_d)
+        answer = function(position)
+        wanted = [-1, -1] if answer is None else list(_parts(answer))
+        assert [o.item() for o in zero_d] == wanted
+
+
+def test_digits_takes_its_width_from_out():
+    out = np.zeros((3, 8), dtype=np.uint8)
+    assert fibnim.digits([4, 12, 46], out=out) is out
+    assert (out == fibnim.digits([4, 12, 46], width=8)).all()
+    with pytest.raises(OverflowError, match="needs more than width=3 digits"):
+        fibnim.digits([4, 12, 46], out=np.zeros((3, 3), dtype=np.uint8))
