@@ -5,8 +5,8 @@
 # that are C-contiguous, aligned, native int64 or uint64, and returns what the
 # public function returns; for anything else, and where a kernel stops at a
 # value out of range, it returns NotImplemented (as Python's binary operators
-# do), and the general path answers or raises the error that names the value. The pure twin (fibnim._pure) declines every
-# array, so both backends give the same answers.
+# do), and the general path answers or raises the error that names the value.
+# The pure twin (fibnim._pure) answers Python ints alone.
 
 from cpython.buffer cimport PyBUF_FORMAT, PyBUF_STRIDES, PyBUF_WRITABLE, PyBuffer_Release, PyObject_GetBuffer
 from libc.string cimport memcpy
@@ -16,6 +16,9 @@ from numpy import bool_ as _bool, empty as _empty, int64 as _int64, ndarray as _
 cdef uint64_t PILE_LIMIT = 0x7FFFFFFFFFFFFFFF  # 2**63 - 1: the pile bound of every game
 cdef uint64_t ENCODE_LIMIT = 27777890035287  # F_66 - 1: codes above it need 65 bits
 
+cdef enum:
+    QUICK_CHUNK = 16384  # piles copied at a time where the bounds come from them
+
 
 cdef bint words(object a, Py_buffer* view) except -1:
     """Hold a's buffer if a is an ndarray of native int64 or uint64, C-contiguous
@@ -24,7 +27,10 @@ cdef bint words(object a, Py_buffer* view) except -1:
     cdef const char* f
     if type(a) is not _ndarray:
         return False
-    PyObject_GetBuffer(a, view, PyBUF_STRIDES | PyBUF_FORMAT)
+    try:
+        PyObject_GetBuffer(a, view, PyBUF_STRIDES | PyBUF_FORMAT)
+    except (BufferError, ValueError):  # numpy exports no buffer of datetimes, say
+        return False
     f = view.format
     step = 8
     if view.itemsize == 8 and f[0] in b"lqLQ" and f[1] == 0 and (<size_t>view.buf) % 8 == 0:
@@ -182,16 +188,35 @@ def zeckendorf_quick_decode(code):
     return NotImplemented if bad >= 0 else finished(out, ndim)
 
 
+cdef Py_ssize_t is_p_of_copies(const uint64_t* n, uint64_t* piles, uint64_t* bounds, uint8_t* out,
+                               Py_ssize_t size, bint opening, uint64_t fixed) noexcept nogil:
+    # is_p_rows over private copies of n, QUICK_CHUNK at a time, each bound the
+    # opening one, pile - 1, or fixed: the bound always belongs to the pile the
+    # kernel checks, whatever another thread writes into n meanwhile
+    cdef Py_ssize_t start = 0, count, i, bad
+    while start < size:
+        count = size - start if size - start < QUICK_CHUNK else QUICK_CHUNK
+        memcpy(piles, n + start, count * 8)
+        for i in range(count):
+            bounds[i] = (piles[i] - (piles[i] > 0)) if opening else fixed
+        bad = is_p_rows(piles, bounds, out + start, count, PILE_LIMIT)
+        if bad >= 0:
+            return start + bad
+        start += count
+    return -1
+
+
 def fibonacci_nim_quick_is_p(n, r):
     """fibonacci_nim.is_p(n, r) (r None: the opening bound n - 1), or
     NotImplemented (see above). Arrays: r None, a Python int, or an array like n."""
     cdef uint64_t v, bound
     cdef Py_buffer vn, vr, vo
-    cdef Py_ssize_t i, size, bad = 0
+    cdef Py_ssize_t size, bad = 0
     cdef int ndim
     cdef uint64_t* piles = NULL
     cdef uint64_t* bounds = NULL
     cdef bint opening
+    cdef uint64_t fixed
     if pile(n) and (r is None or pile(r)):
         v = n
         bound = (v - (v > 0)) if r is None else <uint64_t>r
@@ -208,21 +233,19 @@ def fibonacci_nim_quick_is_p(n, r):
         out = result(n.shape, _bool, &vo)
         try:
             if vr.buf == NULL:
-                # the bounds from a private copy of the piles, which the kernel
-                # then reads: a pile another thread changes meanwhile is not seen
-                piles = <uint64_t*>malloc(size * 8 + 8)
-                bounds = <uint64_t*>malloc(size * 8 + 8)
+                piles = <uint64_t*>malloc(QUICK_CHUNK * 8)
+                bounds = <uint64_t*>malloc(QUICK_CHUNK * 8)
                 if piles == NULL or bounds == NULL:
                     raise MemoryError()
-                memcpy(piles, vn.buf, size * 8)
                 opening = r is None
-                bound = 0 if opening else r
-                for i in range(size):
-                    bounds[i] = (piles[i] - (piles[i] > 0)) if opening else bound
-            with nogil:
-                bad = is_p_rows(piles if piles != NULL else <uint64_t*>vn.buf,
-                                bounds if bounds != NULL else <uint64_t*>vr.buf,
-                                <uint8_t*>vo.buf, size, PILE_LIMIT)
+                fixed = 0 if opening else r
+                with nogil:
+                    bad = is_p_of_copies(<uint64_t*>vn.buf, piles, bounds, <uint8_t*>vo.buf, size,
+                                         opening, fixed)
+            else:
+                with nogil:
+                    bad = is_p_rows(<uint64_t*>vn.buf, <uint64_t*>vr.buf, <uint8_t*>vo.buf, size,
+                                    PILE_LIMIT)
         finally:
             PyBuffer_Release(&vo)
             free(piles)

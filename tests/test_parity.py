@@ -476,3 +476,36 @@ def test_diagonal_moves_whose_partner_passes_2_63():
     assert [fibnim.wythoff.winning_move(p, q) for p, q in rows] == expected
     moves = classify(np.stack([x, y], axis=1), "wythoff")[:, 1:]
     assert [tuple(m) for m in moves.tolist()] == expected
+
+
+@pytest.mark.parametrize("where", [5, 16_383, 16_384, 39_999])
+def test_quick_calls_name_a_bad_value_in_any_chunk(where):
+    # the quick one-pile Fibonacci Nim call copies piles a chunk (16384) at a time
+    piles = np.arange(40_000, dtype=np.int64)
+    piles[where] = -7
+    for call in (lambda: fibnim.fibonacci_nim.is_p(piles), lambda: fibnim.encode(piles)):
+        with pytest.raises(ValueError, match=rf"\[{where}\] = -7 is negative"):
+            call()
+    # with r a Python int: 12 = 8 + 3 + 1 can take its 1, 20 = 13 + 5 + 2 cannot take its 2
+    assert fibnim.fibonacci_nim.is_p(np.array([12, 20]), 1).tolist() == [False, True]
+
+
+def test_quick_calls_decline_what_they_do_not_take():
+    values = fibnim.encode(np.arange(1, 301)).astype(np.int64)  # codes, piles and numbers
+    raw = np.zeros(values.nbytes + 1, dtype=np.uint8)
+    unaligned = raw[1:].view(np.int64)  # one byte off
+    unaligned[:] = values
+    odd = {
+        "unaligned": unaligned,
+        "strided": np.repeat(values, 2)[::2],
+        "big-endian": values.astype(">i8"),
+        "int32": values.astype(np.int32),
+        "Fortran 2-d": np.asfortranarray(values.reshape(20, 15)),
+    }
+    for function, count in QUICK.values():
+        for label, array in odd.items():
+            expected = function(*[np.ascontiguousarray(array, dtype=np.int64)] * count)
+            assert same(function(*[array] * count), expected), (function.__name__, label)
+        when = np.array(["2020-01-01"], dtype="M8[D]")
+        with pytest.raises(TypeError, match="must have an integer dtype, not datetime64"):
+            function(*[when] * count)

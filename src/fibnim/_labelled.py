@@ -63,7 +63,8 @@ def values(value: Any) -> Any:
     if kind == "pandas":
         # nullable types (Int64, int64[pyarrow]; no NA is left by now) as their numpy type
         wanted = {getattr(d, "numpy_dtype", d) for d in _dtypes(value)}
-        return value.to_numpy(dtype=wanted.pop() if len(wanted) == 1 else None)
+        dtype = wanted.pop() if len(wanted) == 1 else None
+        return value.to_numpy(dtype=dtype if isinstance(dtype, np.dtype) else None)
     if kind == "xarray":
         return value.data
     return value
