@@ -211,7 +211,7 @@ def fibonacci_nim_quick_is_p(n, r):
     NotImplemented (see above). Arrays: r None, a Python int, or an array like n."""
     cdef uint64_t v, bound
     cdef Py_buffer vn, vr, vo
-    cdef Py_ssize_t size, bad = 0
+    cdef Py_ssize_t size, room, bad = 0
     cdef int ndim
     cdef uint64_t* piles = NULL
     cdef uint64_t* bounds = NULL
@@ -233,8 +233,9 @@ def fibonacci_nim_quick_is_p(n, r):
         out = result(n.shape, _bool, &vo)
         try:
             if vr.buf == NULL:
-                piles = <uint64_t*>malloc(QUICK_CHUNK * 8)
-                bounds = <uint64_t*>malloc(QUICK_CHUNK * 8)
+                room = (size if size < QUICK_CHUNK else QUICK_CHUNK) + 1  # never malloc(0)
+                piles = <uint64_t*>malloc(room * 8)
+                bounds = <uint64_t*>malloc(room * 8)
                 if piles == NULL or bounds == NULL:
                     raise MemoryError()
                 opening = r is None
