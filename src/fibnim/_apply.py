@@ -88,6 +88,20 @@ def result_array(
     return out
 
 
+def result_arrays(
+    shape: tuple[int, ...], dtypes: Sequence[DTypeLike], outs: Sequence[Any] | None, where: str
+) -> list[np.ndarray]:
+    """result_array for each dtype, with its out where outs are given."""
+    wanted = outs if outs is not None else [None] * len(dtypes)
+    return [result_array(shape, d, o, where) for d, o in zip(dtypes, wanted, strict=True)]
+
+
+def finished(results: list[np.ndarray], outs: Sequence[Any] | None, ndim: int) -> list[Any]:
+    """The results as a call returns them: the outs themselves where given (as
+    numpy's out= does), otherwise 0-d results as scalars (see finish)."""
+    return results if outs is not None else [finish(r, ndim) for r in results]
+
+
 def outs_of(out: Any, count: int, where: str) -> list[Any] | None:
     """numpy's out= convention: an array, or a tuple of one, for one result; a
     tuple for several."""
@@ -324,14 +338,13 @@ def apply(
         return exact(*scalars)
     arrays = [_as_array(v) for v in values]
     shape = np.broadcast_shapes(*(a.shape for a in arrays))
-    wanted = outs if outs is not None else [None] * len(dtypes)
     if any(a.dtype == object for a in arrays):
         arrays = [a.astype(object) for a in arrays]
         kinds = [dtype if np.dtype(dtype).kind in "bU" else object for dtype in dtypes]
-        results = [result_array(shape, k, o, where) for k, o in zip(kinds, wanted, strict=True)]
+        results = result_arrays(shape, kinds, outs, where)
         map_objects(element or exact, arrays, names, results, where, low, exact_high, extra)
     else:
-        results = [result_array(shape, d, o, where) for d, o in zip(dtypes, wanted, strict=True)]
+        results = result_arrays(shape, dtypes, outs, where)
         map_arrays(
             kernel,
             arrays,
@@ -344,10 +357,8 @@ def apply(
             options,
             result_check,
         )
-    finished = [
-        r if o is not None else finish(r, len(shape)) for r, o in zip(results, wanted, strict=True)
-    ]
-    return finished[0] if len(finished) == 1 else tuple(finished)
+    answers = finished(results, outs, len(shape))
+    return answers[0] if len(answers) == 1 else tuple(answers)
 
 
 def each_position(

@@ -36,10 +36,11 @@ from fibnim._apply import (
     each_position,
     fill_positions,
     finish,
+    finished,
     map_arrays,
     outs_of,
     position_array,
-    result_array,
+    result_arrays,
 )
 from fibnim._checks import NONNEGATIVE, Bound, check_chunk, integers, one_int, positions
 from fibnim._exact import fibonacci_nim as ints
@@ -160,8 +161,7 @@ def _arrays(
     bound = np.asarray(integers(r, where, "r"))
     shape = np.broadcast_shapes(piles.shape[:-1], bound.shape)
     kinds = [np.int64, np.int64] if moves else [np.bool_]
-    wanted = outs if outs is not None else [None] * len(kinds)
-    answers = [result_array(shape, kind, o, where) for kind, o in zip(kinds, wanted, strict=True)]
+    answers = result_arrays(shape, kinds, outs, where)
     if k == 2:
         kernel = _kernel("two_pile_move" if moves else "two_pile_is_p")
     else:
@@ -186,7 +186,7 @@ def _arrays(
         high=_PILE,
         core=[k, 0],
     )
-    return answers if outs is not None else [finish(a, len(shape)) for a in answers]
+    return finished(answers, outs, len(shape))
 
 
 def _many(

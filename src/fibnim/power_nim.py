@@ -24,11 +24,11 @@ from fibnim._apply import (
     deliver,
     each_position,
     fill_positions,
-    finish,
+    finished,
     map_arrays,
     outs_of,
     position_array,
-    result_array,
+    result_arrays,
 )
 from fibnim._checks import Bound, integers, one_int, positions
 from fibnim._exact import power_nim as ints
@@ -57,8 +57,7 @@ def _many(
         return deliver(fill_positions(shape, each, moves, exact=True), outs, where)
     shape = np.broadcast_shapes(piles.shape[:-1], bound.shape)
     kinds = [np.int64, np.int64] if moves else [np.bool_]
-    wanted = outs if outs is not None else [None] * len(kinds)
-    answers = [result_array(shape, kind, o, where) for kind, o in zip(kinds, wanted, strict=True)]
+    answers = result_arrays(shape, kinds, outs, where)
     kernels = _backend.kernels("power_nim")
     kernel = kernels.winning_move if moves else kernels.is_p
     options = (r is None,) if moves else ()
@@ -73,8 +72,8 @@ def _many(
         options=options,
         core=[k, 0],
     )
-    finished = answers if outs is not None else [finish(a, len(shape)) for a in answers]
-    return tuple(finished) if moves else finished[0]
+    results = finished(answers, outs, len(shape))
+    return tuple(results) if moves else results[0]
 
 
 @_dask.of_positions

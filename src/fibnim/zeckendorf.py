@@ -322,6 +322,10 @@ def _width(values: int | NDArray[Any], extra: int = 0) -> int:
     return ints.digit_count(max(int(top), 0)) + extra
 
 
+def _width_given(width: Any) -> int:
+    return one_int(width, "digits", "width", Bound(1, ValueError, "is less than 1"), _INDEX)
+
+
 def _lazy_width(n: Any, width: int | None = None, **_: Any) -> int:
     """The width of digits of a dask array: given, since the default comes from
     the largest element, which a lazy array does not know."""
@@ -330,7 +334,7 @@ def _lazy_width(n: Any, width: int | None = None, **_: Any) -> int:
             "digits: a dask array needs width= (the default is what its largest "
             "element needs, and a lazy array does not know that element)"
         )
-    return one_int(width, "digits", "width", Bound(1, ValueError, "is less than 1"), _INDEX)
+    return _width_given(width)
 
 
 @_dask.with_last_axis(_lazy_width)
@@ -372,7 +376,7 @@ def digits(
     if width is None and outs is not None and np.ndim(outs[0]):
         width = np.shape(outs[0])[-1]
     if width is not None:
-        width = one_int(width, "digits", "width", Bound(1, ValueError, "is less than 1"), _INDEX)
+        width = _width_given(width)
     if isinstance(values, int):
         values = np.asarray(values, dtype=object)
     if width is None:
