@@ -154,6 +154,35 @@ def zeckendorf_is_fibonacci(const uint64_t[::1] n, uint8_t[::1] out, uint64_t li
     return first_bad
 
 
+cdef inline uint64_t bit_count(uint64_t x) noexcept nogil:
+    # the SWAR count, which compilers turn into popcnt where the target has it
+    x = x - ((x >> 1) & 0x5555555555555555ULL)
+    x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL)
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0FULL
+    return (x * 0x0101010101010101ULL) >> 56
+
+
+cdef Py_ssize_t term_count_rows(const uint64_t[::1] n, uint8_t[::1] out, uint64_t limit) noexcept nogil:
+    cdef Py_ssize_t i
+    cdef uint64_t v, lo, hi
+    for i in range(n.shape[0]):
+        v = n[i]
+        if v > limit:
+            return i
+        lo = encode_wide(v, &hi)
+        out[i] = <uint8_t>(bit_count(lo) + bit_count(hi))
+    return -1
+
+
+def zeckendorf_term_count(const uint64_t[::1] n, uint8_t[::1] out, uint64_t limit):
+    """out[i] = the number of terms of n[i]'s Zeckendorf representation. Returns
+    the first i with n[i] above limit, or -1."""
+    cdef Py_ssize_t first_bad
+    with nogil:
+        first_bad = term_count_rows(n, out, limit)
+    return first_bad
+
+
 cdef Py_ssize_t digits_rows(const uint64_t[::1] n, uint8_t[:, ::1] out, uint64_t limit) noexcept nogil:
     cdef Py_ssize_t i
     cdef Py_ssize_t width = out.shape[1]

@@ -8,32 +8,20 @@ import pytest
 
 import fibnim
 from fibnim import classify, fibonacci_nim, power_nim, wythoff
+from fibnim._declarations import DECLARATIONS
 
 rng = np.random.default_rng(17)
 NUMBERS = rng.integers(1, 10**6, size=50)
 OTHERS = rng.integers(0, 10**6, size=50)
 
 # (function, its arguments past the first as arrays like the first, keywords):
-# every public function that maps numbers to numbers, element by element
+# every public function that maps numbers to numbers, element by element: the
+# declared ones (fibnim._declarations) and the two that give strings
 ELEMENTWISE = [
-    (fibnim.fib, 0, {}),
-    (fibnim.encode, 0, {}),
-    (fibnim.decode, 0, {}),
-    (fibnim.lowest_term, 0, {}),
-    (fibnim.is_fibonacci, 0, {}),
+    *((d.public, len(d.inputs) - 1, {}) for d in DECLARATIONS.values()),
+    *((d.public, len(d.inputs) - 1, {o: True}) for d in DECLARATIONS.values() for o in d.options),
     (fibnim.to_string, 0, {}),
     (fibnim.second_canonical, 0, {}),
-    (wythoff.pair, 0, {}),
-    (wythoff.is_safe, 1, {}),
-    (wythoff.is_safe, 1, {"misere": True}),
-    (wythoff.is_lower, 0, {}),
-    (wythoff.is_upper, 0, {}),
-    (wythoff.index, 0, {}),
-    (wythoff.partner, 0, {}),
-    (wythoff.winning_move, 1, {}),
-    (wythoff.array_position, 0, {}),
-    (fibonacci_nim.is_p, 1, {}),
-    (fibonacci_nim.winning_take, 1, {}),
 ]
 POSITIONS = [
     fibonacci_nim.global_is_p,

@@ -43,6 +43,17 @@ def test_digits_reconstruct_n(values):
     assert not (rows[:, 1:] & rows[:, :-1]).any()
 
 
+@given(st.lists(any_uint64, min_size=1, max_size=20))
+def test_term_count_counts_the_digits_set(values):
+    array = np.array(values, dtype=np.uint64)
+    assert (fibnim.term_count(array) == fibnim.digits(array).sum(axis=-1)).all()
+
+
+@given(st.integers(1, 10**40))
+def test_removing_the_lowest_term_removes_one_term(n):
+    assert fibnim.term_count(n - fibnim.lowest_term(n)) == fibnim.term_count(n) - 1
+
+
 @given(st.integers(0, 10**40))
 def test_strings_parse_back(n):
     assert fibnim.parse(fibnim.to_string(n)) == n

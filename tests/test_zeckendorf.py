@@ -377,6 +377,31 @@ def test_lowest_term_and_is_fibonacci_over_uint64():
         assert flag == (v in fib_set)
 
 
+def test_term_count_is_the_fewest_fibonacci_numbers_that_sum_to_n():
+    # the fewest terms, by a search over every sum of Fibonacci numbers (repeats
+    # allowed), is what Zeckendorf's greedy representation uses
+    size = 3000
+    fewest = [0] + [size] * size
+    for n in range(1, size + 1):
+        fewest[n] = 1 + min(fewest[n - f] for f in F[2:20] if f <= n)
+    assert fibnim.term_count(np.arange(size + 1)).tolist() == fewest
+    assert [fibnim.term_count(n) for n in range(0, size + 1, 97)] == fewest[::97]
+
+
+def test_term_count_over_uint64_and_beyond():
+    values = edge_values(UINT64_MAX)
+    counts = fibnim.term_count(np.array(values, dtype=np.uint64))
+    assert counts.dtype == np.uint8
+    assert counts.tolist() == [greedy_code(v).bit_count() for v in values]
+    large = [F[500] + F[300] + F[3], 2**70, 3**200]
+    expected = [greedy_code(v).bit_count() for v in large]
+    assert fibnim.term_count(np.array(large, dtype=object)).tolist() == expected
+    assert [fibnim.term_count(v) for v in large] == expected
+    assert fibnim.term_count(F[500] + F[300] + F[3]) == 3
+    with pytest.raises(ValueError, match=r"term_count: n\[1\] = -1 is negative"):
+        fibnim.term_count([5, -1])
+
+
 def test_fib_arrays():
     k = np.arange(94, dtype=np.uint8)
     assert fibnim.fib(k).tolist() == F[:94]

@@ -16,52 +16,27 @@ lists those it has).
 
 from __future__ import annotations
 
-from fibnim import _backend, fibonacci_nim, power_nim, solvers, wythoff
+from fibnim import _backend, fibonacci_nim, power_nim, solvers, wythoff, zeckendorf
 from fibnim._backend import implementations, use_implementation
-from fibnim._classify import GAMES, classify, random_positions
+from fibnim._classify import GAMES, GameName, classify, random_positions
 from fibnim._version import __version__
-from fibnim.zeckendorf import (
-    CODE_LIMIT,
-    DIGITS_LIMIT,
-    TERMS_BITS_LIMIT,
-    decode,
-    digits,
-    encode,
-    fib,
-    is_fibonacci,
-    lowest_term,
-    parse,
-    second_canonical,
-    terms,
-    to_string,
-)
+from fibnim.zeckendorf import *  # noqa: F403 (everything in fibnim.zeckendorf is here too)
 
 __all__ = [
-    "CODE_LIMIT",
-    "DIGITS_LIMIT",
     "GAMES",
-    "TERMS_BITS_LIMIT",
+    "GameName",
     "__version__",
-    "backend",
+    "backend",  # noqa: F405 (both read at access time: __getattr__ below)
     "classify",
-    "decode",
-    "digits",
-    "encode",
-    "fib",
     "fibonacci_nim",
-    "implementation",
+    "implementation",  # noqa: F405
     "implementations",
-    "is_fibonacci",
-    "lowest_term",
-    "parse",
     "power_nim",
     "random_positions",
-    "second_canonical",
     "solvers",
-    "terms",
-    "to_string",
     "use_implementation",
     "wythoff",
+    *zeckendorf.__all__,
 ]
 
 

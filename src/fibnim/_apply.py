@@ -33,6 +33,9 @@ CHUNK = 1 << 16  # elements per kernel call: a chunk and its outputs stay in L2
 INT64_MAX = 2**63 - 1
 UINT64_MAX = 2**64 - 1
 
+#: what a scalar argument is: its answer is a Python int or bool, exact at any size
+Int: TypeAlias = int | np.integer[Any]
+
 Scalar = TypeVar("Scalar", bound=np.generic)
 #: what out= takes for a function of one result: an array, or a tuple of one
 Out: TypeAlias = NDArray[Scalar] | tuple[NDArray[Scalar]]

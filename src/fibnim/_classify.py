@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, Protocol, overload
 
 import numpy as np
 from numpy.typing import NDArray
@@ -40,6 +40,27 @@ __all__ = ["GAMES", "Game", "classify", "random_positions"]
 Run = Callable[[NDArray[np.uint64], NDArray[np.int64], int], int]
 
 
+class _Chunked(Protocol):  # a dask array: a lazy dask array out
+    @property
+    def chunks(self) -> Any: ...
+
+
+class _Indexed(Protocol):  # a pandas DataFrame: a DataFrame out, on its index
+    @property
+    def columns(self) -> Any: ...
+
+
+class _Labelled(Protocol):  # an xarray DataArray: a DataArray out, on its coordinates
+    @property
+    def coords(self) -> Any: ...
+
+
+#: The games' names, as `classify` takes them (the keys of GAMES).
+GameName = Literal[
+    "wythoff", "wythoff-misere", "fibonacci-nim", "global-fibonacci-nim", "power-nim", "nim"
+]
+
+
 @dataclass(frozen=True)
 class Game:
     """A game `classify` knows: its name, how many piles a position has (None:
@@ -48,7 +69,7 @@ class Game:
     rows of positions (an integer array (N, k), already checked where the
     kernel needs to see it whole first) at that bound."""
 
-    name: str
+    name: GameName
     piles: int | None
     bounded: bool
     unbounded_means: str
@@ -139,7 +160,23 @@ def _as_uint64(rows: NDArray[Any]) -> NDArray[np.uint64]:
     return rows.astype(np.int64 if kind == "i" else np.uint64).view(np.uint64)
 
 
-def classify(positions: Any, game: str, bound: int | None = None, *, out: Any = None) -> Any:
+@overload
+def classify(
+    positions: NDArray[Any] | Sequence[Sequence[int]],
+    game: GameName,
+    bound: int | None = ...,
+    *,
+    out: NDArray[np.int64] | None = ...,
+) -> NDArray[np.int64]: ...
+@overload
+def classify(
+    positions: _Chunked | _Indexed | _Labelled,
+    game: GameName,
+    bound: int | None = ...,
+    *,
+    out: NDArray[np.int64] | None = ...,
+) -> Any: ...
+def classify(positions: Any, game: GameName, bound: int | None = None, *, out: Any = None) -> Any:
     """Outcome and winning move of every position (row) of positions.
 
     One pass over the rows, a chunk at a time, by the game's fused kernel: each
@@ -151,7 +188,7 @@ def classify(positions: Any, game: str, bound: int | None = None, *, out: Any = 
     positions : array_like of int, shape (N, k)
         One position per row: its k piles, each >= 0 and at most 2**63 - 1. A
         numpy array, a dask array, a pandas DataFrame or an xarray DataArray.
-    game : str
+    game : GameName
         One of wythoff, wythoff-misere, fibonacci-nim (one pile),
         global-fibonacci-nim, power-nim, nim.
     bound : int, optional
@@ -257,7 +294,7 @@ def _check_rows(array: NDArray[Any], start: int, stop: int) -> None:
 
 
 def random_positions(
-    count: int, game: str, piles: int, seed: int | Sequence[int]
+    count: int, game: GameName, piles: int, seed: int | Sequence[int]
 ) -> NDArray[np.int64]:
     """count random positions of game with the given number of piles, each
     below 10**6, from numpy's default generator seeded with seed; the same

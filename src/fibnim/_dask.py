@@ -55,10 +55,9 @@ def _lazy(
 ) -> Function:
     @functools.wraps(function)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        if all(type(value) in _PLAIN for value in args) and (
-            not kwargs or all(type(value) in _PLAIN for value in kwargs.values())
-        ):
-            return function(*args, **kwargs)  # the common case, decided in a blink
+        # the common case, decided in a blink (no Python-level loop)
+        if _PLAIN.issuperset(map(type, args)) and _PLAIN.issuperset(map(type, kwargs.values())):
+            return function(*args, **kwargs)
         libraries = {_labelled.library(value) for value in (*args, *kwargs.values())}
         if "dask" in libraries:
             axis = None if last_axis is None else last_axis(*args, **kwargs)

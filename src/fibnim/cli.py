@@ -36,7 +36,7 @@ from numpy.typing import NDArray
 
 import fibnim
 from fibnim import _backend, _stop, wythoff
-from fibnim._classify import GAMES, classify, game_named, random_positions
+from fibnim._classify import GAMES, GameName, classify, game_named, random_positions
 from fibnim._files import (
     DataError,
     NpySource,
@@ -239,7 +239,7 @@ class _Random(Source):
     chunk from its own seed, so the data do not depend on the chunk order or the
     threads."""
 
-    def __init__(self, count: int, game: str, piles: int, seed: int) -> None:
+    def __init__(self, count: int, game: GameName, piles: int, seed: int) -> None:
         self.name = "--random"
         self.rows = count
         self.game = game
@@ -282,7 +282,7 @@ def _input_buffer(nbytes: int) -> NDArray[np.uint8]:
 
 def _solve(
     positions: NDArray[Any],
-    game: str,
+    game: GameName,
     bound: int | None,
     sink: Sink | None = None,
     name: str = "",
@@ -313,7 +313,7 @@ def _random_rows(
 
 
 def _npy_rows(
-    path: str, start: int, stop: int, game: str, bound: int | None, sink: Sink | None = None
+    path: str, start: int, stop: int, game: GameName, bound: int | None, sink: Sink | None = None
 ) -> _Done:
     """A task that reads its own rows of the input. When they go no further than
     this task (a `direct` sink), they are read into this thread's buffer."""
@@ -324,7 +324,7 @@ def _npy_rows(
 
 
 def _tasks(
-    source: Source, game: str, bound: int | None, chunk: int, dask: bool, sink: Sink | None
+    source: Source, game: GameName, bound: int | None, chunk: int, dask: bool, sink: Sink | None
 ) -> Iterator[Any]:
     """(function, arguments) per chunk, in row order."""
     if isinstance(source, _Random):
@@ -523,7 +523,7 @@ def _classify(arguments: argparse.Namespace) -> int:
 def _summary(
     arguments: argparse.Namespace,
     *,
-    game: str,
+    game: GameName,
     positions: int,
     p_positions: int,
     seconds: float,
@@ -594,7 +594,7 @@ def _dask_submit(client: Any) -> Callable[..., Any]:
 
 
 def _classify_partition(
-    frame: Any, game: str, bound: int | None, where: str, partition_info: Any = None
+    frame: Any, game: GameName, bound: int | None, where: str, partition_info: Any = None
 ) -> Any:
     """One partition of a dataset: its columns, outcome, and the moves as
     nullable integers. Runs on the workers."""

@@ -21,7 +21,7 @@ pile means the same as no bound.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -30,8 +30,8 @@ from fibnim import _backend, _dask, solvers
 from fibnim._apply import (
     CHUNK,
     INT64_MAX,
+    Int,
     Out,
-    apply,
     deliver,
     each_position,
     fill_positions,
@@ -42,7 +42,8 @@ from fibnim._apply import (
     position_array,
     result_arrays,
 )
-from fibnim._checks import NONNEGATIVE, Bound, check_chunk, integers, one_int, positions
+from fibnim._checks import NONNEGATIVE, check_chunk, integers, one_int, positions
+from fibnim._declarations import PILE, declared
 from fibnim._exact import fibonacci_nim as ints
 
 __all__ = [
@@ -53,13 +54,7 @@ __all__ = [
     "winning_take",
 ]
 
-_PILE = Bound(
-    INT64_MAX,
-    OverflowError,
-    "is above 2**63 - 1, the largest value fibnim's integer arrays take "
-    "(an object array of Python ints takes any size)",
-)
-_PILES = (NONNEGATIVE, _PILE, ())  # the bounds of a pile, for check_chunk
+_PILES = (NONNEGATIVE, PILE, ())  # the bounds of a pile, for check_chunk
 _UNBOUNDED = np.asarray(INT64_MAX, dtype=np.int64)  # no pile exceeds it
 
 
@@ -67,28 +62,13 @@ def _kernel(name: str) -> Any:
     return getattr(_backend.kernels("fibonacci_nim"), name)
 
 
-def _one_pile(
-    where: str, n: ArrayLike, r: ArrayLike | None, exact: Any, kernel: str, dtype: Any, out: Any
-) -> Any:
-    outs = outs_of(out, 1, where)
-    if r is not None:
-        arguments = [(n, "n"), (r, "r")]
-        return apply(where, arguments, exact, _kernel(kernel), [dtype], high=_PILE, outs=outs)
-
-    def opening(pile: int) -> Any:
-        return exact(pile, max(pile - 1, 0))
-
-    run = _kernel(kernel)
-
-    def with_opening_bound(chunk: NDArray[np.uint64], out: NDArray[Any], limit: int) -> int:
-        # r from a private copy of n, which the kernel checks as it reads it
-        n = chunk.copy()
-        return int(run(n, np.maximum(n, np.uint64(1)) - np.uint64(1), out, limit))
-
-    return apply(where, [(n, "n")], opening, with_opening_bound, [dtype], high=_PILE, outs=outs)
-
-
-@_dask.elementwise
+@overload
+def is_p(n: Int, r: Int | None = ..., *, out: None = ...) -> bool: ...
+@overload
+def is_p(
+    n: ArrayLike, r: ArrayLike | None = ..., *, out: Out[np.bool_] | None = ...
+) -> NDArray[np.bool_]: ...
+@declared("fibonacci_nim.is_p")
 def is_p(n: ArrayLike, r: ArrayLike | None = None, *, out: Out[np.bool_] | None = None) -> Any:
     """Whether (n; r) is a P-position of one-pile Fibonacci Nim.
 
@@ -109,14 +89,15 @@ def is_p(n: ArrayLike, r: ArrayLike | None = None, *, out: Out[np.bool_] | None 
     >>> fibonacci_nim.is_p(12, r=0), fibonacci_nim.is_p(12, r=1)  # 12 = 8 + 3 + 1
     (True, False)
     """
-    if out is None:
-        answer = _backend.kernels("fibonacci_nim").quick_is_p(n, r)
-        if answer is not NotImplemented:
-            return answer
-    return _one_pile("is_p", n, r, ints.one_pile_is_p, "is_p", np.bool_, out)
 
 
-@_dask.elementwise
+@overload
+def winning_take(n: Int, r: Int | None = ..., *, out: None = ...) -> int: ...
+@overload
+def winning_take(
+    n: ArrayLike, r: ArrayLike | None = ..., *, out: Out[np.int64] | None = ...
+) -> NDArray[np.int64]: ...
+@declared("fibonacci_nim.winning_take")
 def winning_take(
     n: ArrayLike, r: ArrayLike | None = None, *, out: Out[np.int64] | None = None
 ) -> Any:
@@ -131,7 +112,6 @@ def winning_take(
     >>> fibonacci_nim.winning_take([13, 20, 20], r=[12, 1, 2])
     array([0, 0, 2])
     """
-    return _one_pile("winning_take", n, r, ints.one_pile_take, "winning_take", np.int64, out)
 
 
 def _one_position(
@@ -183,7 +163,7 @@ def _arrays(
         ["piles", "r"],
         answers,
         where,
-        high=_PILE,
+        high=PILE,
         core=[k, 0],
     )
     return finished(answers, outs, len(shape))
@@ -248,9 +228,18 @@ def _searched(where: str, piles: NDArray[Any], bound: NDArray[Any] | None, moves
     )
 
 
+@overload
+def global_is_p(piles: Sequence[int], r: Int | None = ..., *, out: None = ...) -> bool: ...
+@overload
+def global_is_p(
+    piles: NDArray[Any] | Sequence[Sequence[int]],
+    r: ArrayLike | None = ...,
+    *,
+    out: Out[np.bool_] | None = ...,
+) -> NDArray[np.bool_]: ...
 @_dask.of_positions
 def global_is_p(
-    piles: Sequence[int] | NDArray[Any],
+    piles: ArrayLike,
     r: ArrayLike | None = None,
     *,
     out: Out[np.bool_] | None = None,
@@ -282,9 +271,20 @@ def global_is_p(
     return _many("global_is_p", position_array(values), r, False, outs)
 
 
+@overload
+def global_winning_move(
+    piles: Sequence[int], r: Int | None = ..., *, out: None = ...
+) -> tuple[int, int] | None: ...
+@overload
+def global_winning_move(
+    piles: NDArray[Any] | Sequence[Sequence[int]],
+    r: ArrayLike | None = ...,
+    *,
+    out: tuple[NDArray[np.int64], NDArray[np.int64]] | None = ...,
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]: ...
 @_dask.of_positions
 def global_winning_move(
-    piles: Sequence[int] | NDArray[Any],
+    piles: ArrayLike,
     r: ArrayLike | None = None,
     *,
     out: tuple[NDArray[np.int64], NDArray[np.int64]] | None = None,

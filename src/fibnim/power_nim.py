@@ -12,7 +12,7 @@ many, and r broadcasts over (...).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -20,6 +20,7 @@ from numpy.typing import ArrayLike, NDArray
 from fibnim import _backend, _dask
 from fibnim._apply import (
     INT64_MAX,
+    Int,
     Out,
     deliver,
     each_position,
@@ -30,17 +31,11 @@ from fibnim._apply import (
     position_array,
     result_arrays,
 )
-from fibnim._checks import Bound, integers, one_int, positions
+from fibnim._checks import integers, one_int, positions
+from fibnim._declarations import PILE
 from fibnim._exact import power_nim as ints
 
 __all__ = ["is_p", "winning_move"]
-
-_PILE = Bound(
-    INT64_MAX,
-    OverflowError,
-    "is above 2**63 - 1, the largest value fibnim's integer arrays take "
-    "(an object array of Python ints takes any size)",
-)
 
 
 def _many(
@@ -68,7 +63,7 @@ def _many(
         ["piles", "r"],
         answers,
         where,
-        high=_PILE,
+        high=PILE,
         options=options,
         core=[k, 0],
     )
@@ -76,9 +71,18 @@ def _many(
     return tuple(results) if moves else results[0]
 
 
+@overload
+def is_p(piles: Sequence[int], r: Int | None = ..., *, out: None = ...) -> bool: ...
+@overload
+def is_p(
+    piles: NDArray[Any] | Sequence[Sequence[int]],
+    r: ArrayLike | None = ...,
+    *,
+    out: Out[np.bool_] | None = ...,
+) -> NDArray[np.bool_]: ...
 @_dask.of_positions
 def is_p(
-    piles: Sequence[int] | NDArray[Any],
+    piles: ArrayLike,
     r: ArrayLike | None = None,
     *,
     out: Out[np.bool_] | None = None,
@@ -101,9 +105,20 @@ def is_p(
     return _many("is_p", position_array(values), r, False, outs_of(out, 1, "is_p"))
 
 
+@overload
+def winning_move(
+    piles: Sequence[int], r: Int | None = ..., *, out: None = ...
+) -> tuple[int, int] | None: ...
+@overload
+def winning_move(
+    piles: NDArray[Any] | Sequence[Sequence[int]],
+    r: ArrayLike | None = ...,
+    *,
+    out: tuple[NDArray[np.int64], NDArray[np.int64]] | None = ...,
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]: ...
 @_dask.of_positions
 def winning_move(
-    piles: Sequence[int] | NDArray[Any],
+    piles: ArrayLike,
     r: ArrayLike | None = None,
     *,
     out: tuple[NDArray[np.int64], NDArray[np.int64]] | None = None,

@@ -14,14 +14,14 @@ from a 128-bit fixed-point product, never from floating point.
 from __future__ import annotations
 
 import textwrap
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from fibnim import _backend, _dask
-from fibnim._apply import INT64_MAX, Out, apply, outs_of
-from fibnim._checks import TERMS, Bound, one_int
+from fibnim._apply import INT64_MAX, Int, Out
+from fibnim._checks import TERMS, one_int
+from fibnim._declarations import PAIR_LIMIT, declared
 from fibnim._exact import wythoff as ints
 from fibnim._exact import zeckendorf as zeck
 
@@ -40,22 +40,14 @@ __all__ = [
     "winning_moves",
 ]
 
-#: The largest n whose b_n fits int64: b_n <= 2**63 - 1 for n <= PAIR_LIMIT.
-PAIR_LIMIT = 3523014627193176565
 
-_PILE = Bound(
-    INT64_MAX,
-    OverflowError,
-    "is above 2**63 - 1, the largest value fibnim's integer arrays take "
-    "(an object array of Python ints takes any size)",
-)
-
-
-def _kernel(name: str) -> Any:
-    return getattr(_backend.kernels("wythoff"), name)
-
-
-@_dask.elementwise
+@overload
+def pair(n: Int, *, out: None = ...) -> tuple[int, int]: ...
+@overload
+def pair(
+    n: ArrayLike, *, out: tuple[NDArray[np.int64], NDArray[np.int64]] | None = ...
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]: ...
+@declared("wythoff.pair")
 def pair(n: ArrayLike, *, out: tuple[NDArray[np.int64], NDArray[np.int64]] | None = None) -> Any:
     """The n-th safe pair (a_n, b_n): a_n = floor(n phi), b_n = a_n + n.
 
@@ -78,19 +70,15 @@ def pair(n: ArrayLike, *, out: tuple[NDArray[np.int64], NDArray[np.int64]] | Non
     >>> a, b
     (array([1, 3, 4, 6, 8]), array([ 2,  5,  7, 10, 13]))
     """
-    high = Bound(PAIR_LIMIT, OverflowError, f"is above {PAIR_LIMIT}: b_n would exceed 2**63 - 1")
-    return apply(
-        "pair",
-        [(n, "n")],
-        ints.pair,
-        _kernel("pair"),
-        [np.int64, np.int64],
-        high=high,
-        outs=outs_of(out, 2, "pair"),
-    )
 
 
-@_dask.elementwise
+@overload
+def is_safe(x: Int, y: Int, *, misere: bool = ..., out: None = ...) -> bool: ...
+@overload
+def is_safe(
+    x: ArrayLike, y: ArrayLike, *, misere: bool = ..., out: Out[np.bool_] | None = ...
+) -> NDArray[np.bool_]: ...
+@declared("wythoff.is_safe")
 def is_safe(
     x: ArrayLike, y: ArrayLike, *, misere: bool = False, out: Out[np.bool_] | None = None
 ) -> Any:
@@ -117,23 +105,13 @@ def is_safe(
     >>> wythoff.is_safe([0, 1, 2], [0, 2, 2], misere=True)
     array([False, False,  True])
     """
-    if not misere and out is None:
-        answer = _backend.kernels("wythoff").quick_is_safe(x, y)
-        if answer is not NotImplemented:
-            return answer
-    return apply(
-        "is_safe",
-        [(x, "x"), (y, "y")],
-        lambda p, q: ints.is_safe(p, q, misere),
-        _kernel("is_safe"),
-        [np.bool_],
-        high=_PILE,
-        options=(bool(misere),),
-        outs=outs_of(out, 1, "is_safe"),
-    )
 
 
-@_dask.elementwise
+@overload
+def is_lower(x: Int, *, out: None = ...) -> bool: ...
+@overload
+def is_lower(x: ArrayLike, *, out: Out[np.bool_] | None = ...) -> NDArray[np.bool_]: ...
+@declared("wythoff.is_lower")
 def is_lower(x: ArrayLike, *, out: Out[np.bool_] | None = None) -> Any:
     """Whether x is an A-number a_n = floor(n phi), n >= 1 (False for 0).
 
@@ -143,18 +121,13 @@ def is_lower(x: ArrayLike, *, out: Out[np.bool_] | None = None) -> Any:
     >>> wythoff.is_lower([0, 1, 2, 3, 4, 5])
     array([False,  True, False,  True,  True, False])
     """
-    return apply(
-        "is_lower",
-        [(x, "x")],
-        ints.is_lower,
-        _kernel("is_lower"),
-        [np.bool_],
-        high=_PILE,
-        outs=outs_of(out, 1, "is_lower"),
-    )
 
 
-@_dask.elementwise
+@overload
+def is_upper(x: Int, *, out: None = ...) -> bool: ...
+@overload
+def is_upper(x: ArrayLike, *, out: Out[np.bool_] | None = ...) -> NDArray[np.bool_]: ...
+@declared("wythoff.is_upper")
 def is_upper(x: ArrayLike, *, out: Out[np.bool_] | None = None) -> Any:
     """Whether x is a B-number b_n = a_n + n, n >= 1 (False for 0).
 
@@ -165,21 +138,12 @@ def is_upper(x: ArrayLike, *, out: Out[np.bool_] | None = None) -> Any:
     array([False, False,  True, False, False,  True])
     """
 
-    def exact(v: int) -> bool:
-        return v > 0 and not ints.is_lower(v)
 
-    return apply(
-        "is_upper",
-        [(x, "x")],
-        exact,
-        _kernel("is_upper"),
-        [np.bool_],
-        high=_PILE,
-        outs=outs_of(out, 1, "is_upper"),
-    )
-
-
-@_dask.elementwise
+@overload
+def index(x: Int, *, out: None = ...) -> int: ...
+@overload
+def index(x: ArrayLike, *, out: Out[np.int64] | None = ...) -> NDArray[np.int64]: ...
+@declared("wythoff.index")
 def index(x: ArrayLike, *, out: Out[np.int64] | None = None) -> Any:
     """The n of the safe pair that holds x (x = a_n or x = b_n); 0 for 0.
 
@@ -189,18 +153,13 @@ def index(x: ArrayLike, *, out: Out[np.int64] | None = None) -> Any:
     >>> wythoff.index([0, 6, 10, 12])
     array([0, 4, 4, 8])
     """
-    return apply(
-        "index",
-        [(x, "x")],
-        ints.index,
-        _kernel("index"),
-        [np.int64],
-        high=_PILE,
-        outs=outs_of(out, 1, "index"),
-    )
 
 
-@_dask.elementwise
+@overload
+def partner(x: Int, *, out: None = ...) -> int: ...
+@overload
+def partner(x: ArrayLike, *, out: Out[np.int64] | None = ...) -> NDArray[np.int64]: ...
+@declared("wythoff.partner")
 def partner(x: ArrayLike, *, out: Out[np.int64] | None = None) -> Any:
     """The other member of x's safe pair: b_n for x = a_n, a_n for x = b_n; 0 for 0.
 
@@ -218,20 +177,21 @@ def partner(x: ArrayLike, *, out: Out[np.int64] | None = None) -> Any:
     >>> wythoff.partner([0, 1, 2, 3])
     array([0, 2, 1, 5])
     """
-    too_large = Bound(INT64_MAX, OverflowError, "has a partner above 2**63 - 1")
-    return apply(
-        "partner",
-        [(x, "x")],
-        ints.partner,
-        _kernel("partner"),
-        [np.int64],
-        high=_PILE,
-        result_check=(lambda v: ints.partner(v) > INT64_MAX, too_large),
-        outs=outs_of(out, 1, "partner"),
-    )
 
 
-@_dask.elementwise
+@overload
+def winning_move(
+    x: Int, y: Int, *, misere: bool = ..., out: None = ...
+) -> tuple[int, int] | None: ...
+@overload
+def winning_move(
+    x: ArrayLike,
+    y: ArrayLike,
+    *,
+    misere: bool = ...,
+    out: tuple[NDArray[np.int64], NDArray[np.int64]] | None = ...,
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]: ...
+@declared("wythoff.winning_move")
 def winning_move(
     x: ArrayLike,
     y: ArrayLike,
@@ -271,29 +231,6 @@ def winning_move(
     >>> wythoff.winning_move([32, 3], [24, 5])
     (array([20, -1]), array([12, -1]))
     """
-
-    if not misere and out is None:
-        answer = _backend.kernels("wythoff").quick_winning_move(x, y)
-        if answer is not NotImplemented:
-            return answer
-
-    def exact(p: int, q: int) -> tuple[int, int] | None:
-        return ints.winning_move(p, q, misere)
-
-    def element(p: int, q: int) -> tuple[int, int]:
-        return ints.winning_move(p, q, misere) or (-1, -1)
-
-    return apply(
-        "winning_move",
-        [(x, "x"), (y, "y")],
-        exact,
-        _kernel("winning_move"),
-        [np.int64, np.int64],
-        high=_PILE,
-        options=(bool(misere),),
-        element=element,
-        outs=outs_of(out, 2, "winning_move"),
-    )
 
 
 def winning_moves(x: int, y: int, *, misere: bool = False) -> list[tuple[int, int]]:
@@ -450,7 +387,13 @@ def array(rows: int, cols: int) -> NDArray[np.int64]:
     return result
 
 
-@_dask.elementwise
+@overload
+def array_position(x: Int, *, out: None = ...) -> tuple[int, int]: ...
+@overload
+def array_position(
+    x: ArrayLike, *, out: tuple[NDArray[np.int64], NDArray[np.int64]] | None = ...
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]: ...
+@declared("wythoff.array_position")
 def array_position(
     x: ArrayLike, *, out: tuple[NDArray[np.int64], NDArray[np.int64]] | None = None
 ) -> Any:
@@ -466,14 +409,3 @@ def array_position(
     >>> wythoff.array_position([1, 11, 42])
     (array([1, 2, 3]), array([1, 3, 5]))
     """
-    zero = Bound(1, ValueError, "is not in the Wythoff array (it holds x >= 1)")
-    return apply(
-        "array_position",
-        [(x, "x")],
-        ints.array_position,
-        _kernel("array_position"),
-        [np.int64, np.int64],
-        high=_PILE,
-        extra=((lambda v: v == 0, zero),),
-        outs=outs_of(out, 2, "array_position"),
-    )

@@ -13,14 +13,13 @@ are answered exactly, whatever their size.
 
 from __future__ import annotations
 
-from functools import cache
-from typing import Any, Literal
+from typing import Any, Literal, overload
 
 import numpy as np
-from numpy.typing import ArrayLike, DTypeLike, NDArray
+from numpy.typing import ArrayLike, NDArray
 
 from fibnim import _backend, _dask
-from fibnim._apply import Out, apply, finish, map_arrays, map_objects, outs_of, result_array
+from fibnim._apply import Int, Out, finish, map_arrays, map_objects, outs_of, result_array
 from fibnim._checks import (
     DIGITS_LIMIT,
     NONNEGATIVE,
@@ -32,6 +31,7 @@ from fibnim._checks import (
     integers,
     one_int,
 )
+from fibnim._declarations import CODE_LIMIT, EXACT_INDEX, declared, exact_number
 from fibnim._exact import zeckendorf as ints
 
 __all__ = [
@@ -46,35 +46,13 @@ __all__ = [
     "lowest_term",
     "parse",
     "second_canonical",
+    "term_count",
     "terms",
     "to_string",
 ]
 
-#: F_66 = 27777890035288: every n below it has a 64-bit code (F_2 .. F_65).
-CODE_LIMIT = ints.fib(66)
 
 Style = Literal["zeckendorf", "silber"]
-
-_INDEX = Bound(DIGITS_LIMIT, OverflowError, f"is above DIGITS_LIMIT = {DIGITS_LIMIT}")
-
-
-@cache
-def _exact_value() -> Bound:
-    """The bound on numbers: their codes have at most DIGITS_LIMIT digits."""
-    return Bound(
-        ints.fib(DIGITS_LIMIT + 2) - 1,
-        OverflowError,
-        f"needs more than DIGITS_LIMIT = {DIGITS_LIMIT} Zeckendorf digits",
-    )
-
-
-_ADJACENT: tuple[tuple[Test, Bound], ...] = (
-    (
-        lambda c: (c & (c >> 1)) != 0,
-        Bound(0, ValueError, "has two adjacent set bits, so it is not a Zeckendorf code"),
-    ),
-)
-
 
 _POSITIVE: tuple[tuple[Test, Bound], ...] = (
     (lambda n: n == 0, Bound(1, ValueError, "has no second canonical form (it needs n >= 1)")),
@@ -85,45 +63,23 @@ def _kernel(name: str) -> Any:
     return getattr(_backend.kernels("zeckendorf"), name)
 
 
-def _elementwise(
-    x: Any,
-    where: str,
-    name: str,
-    exact: Any,
-    kernel: str,
-    dtype: DTypeLike,
-    out: Out[Any] | None,
-    high: Bound | None = None,
-    extra: tuple[tuple[Test, Bound], ...] = (),
-    exact_high: Bound | None = None,
-) -> Any:
-    """A one-argument function: scalar, object array or integer array."""
-    return apply(
-        where,
-        [(x, name)],
-        exact,
-        _kernel(kernel),
-        [dtype],
-        high=high,
-        extra=extra,
-        outs=outs_of(out, 1, where),
-        exact_high=exact_high,
-    )
-
-
 def _numbers(n: Any, where: str, extra: tuple[tuple[Test, Bound], ...] = ()) -> int | NDArray[Any]:
     """n as checked numbers: an int, or an array whose object elements are checked
     (integer arrays are checked by their kernels)."""
     values = integers(n, where, "n")
     if isinstance(values, int):
-        return check_int(values, where, "n", high=_exact_value(), extra=extra)
+        return check_int(values, where, "n", high=exact_number(), extra=extra)
     if values.dtype == object:
         for index in np.ndindex(values.shape):
-            check_int(values[index], where, "n", high=_exact_value(), extra=extra, index=index)
+            check_int(values[index], where, "n", high=exact_number(), extra=extra, index=index)
     return values
 
 
-@_dask.elementwise
+@overload
+def fib(k: Int, *, out: None = ...) -> int: ...
+@overload
+def fib(k: ArrayLike, *, out: Out[np.uint64] | None = ...) -> NDArray[np.uint64]: ...
+@declared("zeckendorf.fib")
 def fib(k: ArrayLike, *, out: Out[np.uint64] | None = None) -> Any:
     """The Fibonacci number F_k (F_0 = 0, F_1 = F_2 = 1).
 
@@ -149,24 +105,13 @@ def fib(k: ArrayLike, *, out: Out[np.uint64] | None = None) -> Any:
     array([                   0,                    1,                    1,
                               2, 12200160415121876738], dtype=uint64)
     """
-    high = Bound(
-        93,
-        OverflowError,
-        "is above 93: F_k > 2**64 - 1 for k > 93 (use an int or an object array)",
-    )
-    return apply(
-        "fib",
-        [(k, "k")],
-        ints.fib,
-        _kernel("fib"),
-        [np.uint64],
-        high=high,
-        exact_high=_INDEX,
-        outs=outs_of(out, 1, "fib"),
-    )
 
 
-@_dask.elementwise
+@overload
+def encode(n: Int, *, out: None = ...) -> int: ...
+@overload
+def encode(n: ArrayLike, *, out: Out[np.uint64] | None = ...) -> NDArray[np.uint64]: ...
+@declared("zeckendorf.encode")
 def encode(n: ArrayLike, *, out: Out[np.uint64] | None = None) -> Any:
     """The Zeckendorf code of n: bit i set when F_{i+2} is a term.
 
@@ -197,22 +142,13 @@ def encode(n: ArrayLike, *, out: Out[np.uint64] | None = None) -> Any:
     >>> fibnim.encode([0, 1, 2, 3, 4, 12])
     array([ 0,  1,  2,  4,  5, 21], dtype=uint64)
     """
-    if out is None:
-        answer = _backend.kernels("zeckendorf").quick_encode(n)
-        if answer is not NotImplemented:
-            return answer
-    high = Bound(
-        CODE_LIMIT - 1,
-        OverflowError,
-        f"is F_66 = {CODE_LIMIT} or more: its code does not fit 64 bits "
-        "(digits() and to_string() take every uint64; object arrays take any size)",
-    )
-    return _elementwise(
-        n, "encode", "n", ints.code, "encode", np.uint64, out, high=high, exact_high=_exact_value()
-    )
 
 
-@_dask.elementwise
+@overload
+def decode(code: Int, *, out: None = ...) -> int: ...
+@overload
+def decode(code: ArrayLike, *, out: Out[np.int64] | None = ...) -> NDArray[np.int64]: ...
+@declared("zeckendorf.decode")
 def decode(code: ArrayLike, *, out: Out[np.int64] | None = None) -> Any:
     """The number whose Zeckendorf code is `code` (the inverse of `encode`).
 
@@ -235,16 +171,13 @@ def decode(code: ArrayLike, *, out: Out[np.int64] | None = None) -> Any:
     >>> fibnim.decode([0, 1, 2, 4, 5, 21])
     array([ 0,  1,  2,  3,  4, 12])
     """
-    if out is None:
-        answer = _backend.kernels("zeckendorf").quick_decode(code)
-        if answer is not NotImplemented:
-            return answer
-    return _elementwise(
-        code, "decode", "code", ints.value, "decode", np.int64, out, extra=_ADJACENT
-    )
 
 
-@_dask.elementwise
+@overload
+def lowest_term(n: Int, *, out: None = ...) -> int: ...
+@overload
+def lowest_term(n: ArrayLike, *, out: Out[np.uint64] | None = ...) -> NDArray[np.uint64]: ...
+@declared("zeckendorf.lowest_term")
 def lowest_term(n: ArrayLike, *, out: Out[np.uint64] | None = None) -> Any:
     """z_1(n), the smallest term of n's Zeckendorf representation (0 for n = 0).
 
@@ -267,19 +200,13 @@ def lowest_term(n: ArrayLike, *, out: Out[np.uint64] | None = None) -> Any:
     >>> fibnim.lowest_term([0, 8, 12, 2**64 - 1])
     array([0, 8, 1, 2], dtype=uint64)
     """
-    return _elementwise(
-        n,
-        "lowest_term",
-        "n",
-        ints.lowest_term,
-        "lowest_term",
-        np.uint64,
-        out,
-        exact_high=_exact_value(),
-    )
 
 
-@_dask.elementwise
+@overload
+def is_fibonacci(n: Int, *, out: None = ...) -> bool: ...
+@overload
+def is_fibonacci(n: ArrayLike, *, out: Out[np.bool_] | None = ...) -> NDArray[np.bool_]: ...
+@declared("zeckendorf.is_fibonacci")
 def is_fibonacci(n: ArrayLike, *, out: Out[np.bool_] | None = None) -> Any:
     """Whether n is a Fibonacci number (0 = F_0 is one).
 
@@ -302,16 +229,38 @@ def is_fibonacci(n: ArrayLike, *, out: Out[np.bool_] | None = None) -> Any:
     >>> fibnim.is_fibonacci([0, 1, 4, 12200160415121876738])
     array([ True,  True, False,  True])
     """
-    return _elementwise(
-        n,
-        "is_fibonacci",
-        "n",
-        ints.is_fibonacci,
-        "is_fibonacci",
-        bool,
-        out,
-        exact_high=_exact_value(),
-    )
+
+
+@overload
+def term_count(n: Int, *, out: None = ...) -> int: ...
+@overload
+def term_count(n: ArrayLike, *, out: Out[np.uint8] | None = ...) -> NDArray[np.uint8]: ...
+@declared("zeckendorf.term_count")
+def term_count(n: ArrayLike, *, out: Out[np.uint8] | None = None) -> Any:
+    """The number of terms of n's Zeckendorf representation (OEIS A007895).
+
+    It is the number of set bits of n's code, the fewest Fibonacci numbers
+    that sum to n (0 for 0).
+
+    Parameters
+    ----------
+    n : int or array_like of int
+        Numbers n >= 0; arrays take every uint64 (at most 46 terms).
+    out : ndarray of uint8, optional
+        Where to put the result (the shape of `n`).
+
+    Returns
+    -------
+    int or ndarray of uint8
+
+    Examples
+    --------
+    >>> import fibnim
+    >>> fibnim.term_count(46)  # 34 + 8 + 3 + 1
+    4
+    >>> fibnim.term_count([0, 1, 4, 12, 2**64 - 1])
+    array([ 0,  1,  2,  3, 26], dtype=uint8)
+    """
 
 
 def _width(values: int | NDArray[Any], extra: int = 0) -> int:
@@ -323,7 +272,7 @@ def _width(values: int | NDArray[Any], extra: int = 0) -> int:
 
 
 def _width_given(width: Any) -> int:
-    return one_int(width, "digits", "width", Bound(1, ValueError, "is less than 1"), _INDEX)
+    return one_int(width, "digits", "width", Bound(1, ValueError, "is less than 1"), EXACT_INDEX)
 
 
 def _lazy_width(n: Any, width: int | None = None, **_: Any) -> int:
@@ -443,6 +392,10 @@ def _string_array(
     return result
 
 
+@overload
+def to_string(n: Int, style: Style = ...) -> str: ...
+@overload
+def to_string(n: ArrayLike, style: Style = ...) -> NDArray[np.str_]: ...
 @_dask.elementwise
 def to_string(n: ArrayLike, style: Style = "zeckendorf") -> Any:
     """The Zeckendorf representation of n as a string of 0s and 1s.
@@ -485,6 +438,10 @@ def to_string(n: ArrayLike, style: Style = "zeckendorf") -> Any:
     )
 
 
+@overload
+def second_canonical(n: Int) -> str: ...
+@overload
+def second_canonical(n: ArrayLike) -> NDArray[np.str_]: ...
 @_dask.elementwise
 def second_canonical(n: ArrayLike) -> Any:
     """Silber's second canonical representation of n >= 1, in Silber positions.

@@ -34,6 +34,11 @@ def is_lower(x: int) -> bool:
     return x >= 1 and beatty(x + 1) - beatty(x) == 2
 
 
+def is_upper(x: int) -> bool:
+    """Whether x is a B-number b_n (n >= 1): every x >= 1 is an A- or a B-number."""
+    return x >= 1 and not is_lower(x)
+
+
 def index(x: int) -> int:
     """The n with x = a_n or x = b_n; 0 for 0."""
     if x == 0:

@@ -136,6 +136,11 @@ def is_fibonacci(n: int) -> bool:
     return c & (c - 1) == 0
 
 
+def term_count(n: int) -> int:
+    """The number of terms of n's Zeckendorf representation (OEIS A007895)."""
+    return code(n).bit_count()
+
+
 def terms(n: int) -> list[int]:
     """The Zeckendorf terms of n >= 0, largest first."""
     c = code(n)

@@ -6,30 +6,9 @@ from typing import Any
 
 import numpy as np
 
+from fibnim._declarations import twin_of
 from fibnim._exact import fibonacci_nim as ints
 from fibnim._pure._rows import classify_rows, taking, words
-
-
-def is_p(n: np.ndarray, r: np.ndarray, out: np.ndarray, limit: int) -> int:
-    """out[i] = 1 where (n[i]; r[i]) is a P-position of one-pile Fibonacci Nim. Returns
-    the first i with n or r above limit, or -1."""
-    pairs = list(zip(n.tolist(), r.tolist(), strict=True))
-    for i, (a, b) in enumerate(pairs):
-        if max(a, b) > limit:
-            return i
-    out[:] = [ints.one_pile_is_p(a, b) for a, b in pairs]
-    return -1
-
-
-def winning_take(n: np.ndarray, r: np.ndarray, out: np.ndarray, limit: int) -> int:
-    """out[i] = the winning take from (n[i]; r[i]), or 0 if none wins. Returns the
-    first i with n or r above limit, or -1."""
-    pairs = list(zip(n.tolist(), r.tolist(), strict=True))
-    for i, (a, b) in enumerate(pairs):
-        if max(a, b) > limit:
-            return i
-    out[:] = [ints.one_pile_take(a, b) for a, b in pairs]
-    return -1
 
 
 def two_pile_is_p(piles: np.ndarray, r: np.ndarray, out: np.ndarray, limit: int) -> int:
@@ -126,3 +105,7 @@ def quick_is_p(n: Any, r: Any) -> Any:
     if not (words(n) and (r is None or words(r))):
         return NotImplemented
     return ints.one_pile_is_p(n, max(n - 1, 0) if r is None else r)
+
+
+# the elementwise kernels, one per declaration (fibnim._declarations)
+__getattr__ = twin_of("fibonacci_nim")

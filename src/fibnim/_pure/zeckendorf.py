@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from fibnim._declarations import twin_of
 from fibnim._exact import zeckendorf as ints
 from fibnim._pure._rows import words
 
@@ -24,53 +25,12 @@ def _checked(values: np.ndarray, limit: int, bad: Callable[[int], bool] | None =
     return -1
 
 
-def _map(function: Callable[[int], object], n: np.ndarray, out: np.ndarray, limit: int) -> int:
-    values = n.tolist()
-    if (first := _checked(values, limit)) >= 0:
-        return first
-    out[:] = [function(x) for x in values]
-    return -1
-
-
 def _digit_rows(codes: list[int], out: np.ndarray) -> None:
     width = out.shape[1]
     for i, bits in enumerate(codes):
         # keep the low `width` digits; the caller made the width large enough
         text = format(bits & ((1 << width) - 1), "b").zfill(width)
         out[i] = [ord(ch) - 48 for ch in text]
-
-
-def fib(k: np.ndarray, out: np.ndarray, limit: int) -> int:
-    """out[i] = F_{k[i]}; returns the first i with k[i] above limit (<= 93), or -1."""
-    return _map(ints.fib, k, out, limit)
-
-
-def encode(n: np.ndarray, out: np.ndarray, limit: int) -> int:
-    """out[i] = the Zeckendorf code of n[i]; returns the first i with n[i] above
-    limit (< F_66), or -1."""
-    return _map(ints.code, n, out, limit)
-
-
-def decode(code: np.ndarray, out: np.ndarray, limit: int) -> int:
-    """out[i] = the value of code[i]; returns the first i where code[i] is above
-    limit or has two adjacent set bits, or -1."""
-    values = code.tolist()
-    if (first := _checked(values, limit, lambda c: c & (c >> 1) != 0)) >= 0:
-        return first
-    out[:] = [ints.value(c) for c in values]
-    return -1
-
-
-def lowest_term(n: np.ndarray, out: np.ndarray, limit: int) -> int:
-    """out[i] = z_1(n[i]), the smallest Zeckendorf term; 0 for 0. Returns the
-    first i with n[i] above limit, or -1."""
-    return _map(ints.lowest_term, n, out, limit)
-
-
-def is_fibonacci(n: np.ndarray, out: np.ndarray, limit: int) -> int:
-    """out[i] = 1 if n[i] is a Fibonacci number (0 = F_0 included). Returns the
-    first i with n[i] above limit, or -1."""
-    return _map(ints.is_fibonacci, n, out, limit)
 
 
 def digits(n: np.ndarray, out: np.ndarray, limit: int) -> int:
@@ -101,3 +61,7 @@ def quick_encode(n: Any) -> Any:
 def quick_decode(code: Any) -> Any:
     """zeckendorf.decode(code) of a Python int, or NotImplemented (fibnim_c/calls.pxi)."""
     return ints.value(code) if words(code) and not code & (code >> 1) else NotImplemented
+
+
+# the elementwise kernels, one per declaration (fibnim._declarations)
+__getattr__ = twin_of("zeckendorf")

@@ -16,7 +16,8 @@ from typing import Any
 import numpy as np
 
 import fibnim
-from fibnim import classify, fibonacci_nim, power_nim, solvers, wythoff
+from fibnim import GameName, classify, fibonacci_nim, power_nim, solvers, wythoff
+from fibnim._declarations import DECLARATIONS, Declaration
 
 PHI = (1 + 5**0.5) / 2
 FIB = [0, 1]
@@ -67,12 +68,11 @@ class Solver:
 
 def _codes(n: int, rng: np.random.Generator) -> Inputs:
     values = rng.integers(0, fibnim.CODE_LIMIT, size=n, dtype=np.int64)
-    return {
-        "n": values,
-        "codes": fibnim.encode(values),
-        "out": np.empty(n, dtype=np.uint64),
-        "values": np.empty(n, dtype=np.int64),
-    }
+    return {"n": values, "code": fibnim.encode(values)}
+
+
+def _fibonacci_indices(n: int, rng: np.random.Generator) -> Inputs:
+    return {"k": rng.integers(0, 94, size=n)}
 
 
 def _wythoff_positions(n: int, rng: np.random.Generator) -> Inputs:
@@ -87,10 +87,8 @@ def _wythoff_positions(n: int, rng: np.random.Generator) -> Inputs:
     return {
         "x": x[order],
         "y": y[order],
-        "m": rng.integers(0, wythoff.PAIR_LIMIT, size=n, endpoint=True),
+        "n": rng.integers(0, wythoff.PAIR_LIMIT, size=n, endpoint=True),
         "flags": np.empty(n, dtype=bool),
-        "first": np.empty(n, dtype=np.int64),
-        "second": np.empty(n, dtype=np.int64),
     }
 
 
@@ -102,6 +100,21 @@ def _nim_piles(n: int, rng: np.random.Generator) -> Inputs:
         "piles3": rng.integers(0, 2**40, size=(n, 3)),
         "r": rng.integers(1, 2**20, size=n),
     }
+
+
+def _wythoff_series(n: int, rng: np.random.Generator) -> Inputs:
+    import pandas as pd
+
+    positions = _wythoff_positions(n, rng)
+    return {"sx": pd.Series(positions["x"]), "sy": pd.Series(positions["y"])}
+
+
+INPUTS = {
+    "indices": _fibonacci_indices,
+    "codes": _codes,
+    "wythoff": _wythoff_positions,
+    "piles": _nim_piles,
+}
 
 
 # --- numpy by hand -------------------------------------------------------------------------
@@ -161,33 +174,65 @@ def _mismatch(_: Inputs, hand: Any, exact: Any) -> int:
     return int(np.count_nonzero(np.asarray(hand) != np.asarray(exact)))
 
 
+# the declared functions' cases (fibnim._declarations), with what a user would
+# write by hand and the issues' targets where there are some
+BY_NAME: dict[str, dict[str, Any]] = {
+    "zeckendorf.encode": {
+        "by_hand": lambda d: greedy_code(d["n"]),
+        "targets": {"x_floor": 5, "x_pure": 250},
+        "path_target": 4,
+        "note": "n < F_66",
+    },
+    "zeckendorf.decode": {"by_hand": lambda d: greedy_decode(d["code"]), "path_target": 4},
+    "zeckendorf.lowest_term": {"by_hand": lambda d: greedy_lowest_term(d["n"])},
+    "wythoff.is_safe": {
+        "by_hand": lambda d: float_is_safe(d["x"], d["y"]),
+        "targets": {"x_floor": 1.25, "x_pure": 250, "x_hand": 4},
+        "note": "half safe pairs, half random below 2**62",
+        "path_target": 1.25,
+    },
+    "wythoff.pair": {
+        "by_hand": lambda d: float_pair(d["n"]),
+        "targets": {"x_floor": 1.25},
+        "path_target": 1.25,
+    },
+    "wythoff.is_lower": {
+        "by_hand": lambda d: float_is_lower(d["x"]),
+        "targets": {"x_floor": 1.0},
+        "path_target": 1.0,
+    },
+    "wythoff.winning_move": {"targets": {"x_floor": 3}, "path_target": 1.5},
+    "wythoff.array_position": {"largest": 10**6},
+    "fibonacci_nim.is_p": {
+        "by_hand": lambda d: (d["n"] == 0) | (greedy_lowest_term(d["n"]) > d["r"]),
+        "targets": {"x_floor": 3},
+        "note": "n < 2**40, r < 2**20",
+        "path_target": 2,
+    },
+}
+
+
+def _declared_case(declaration: Declaration) -> Case:
+    """A declared function on its benchmark's inputs, into preallocated outputs."""
+    function = declaration.public
+    make_inputs = INPUTS[declaration.bench]
+
+    def make(n: int, rng: np.random.Generator) -> Inputs:
+        inputs = make_inputs(n, rng)
+        inputs["results"] = tuple(np.empty(n, dtype=dtype) for dtype in declaration.outputs)
+        return inputs
+
+    def call(d: Inputs) -> Any:
+        return function(*(d[name] for name in declaration.inputs), out=d["results"])
+
+    extras = dict(BY_NAME.get(declaration.name, {}))
+    if "by_hand" in extras:
+        extras["wrong"] = _mismatch
+    return Case(declaration.name, make=make, call=call, **extras)
+
+
 CASES: list[Case] = [
-    Case(
-        "zeckendorf.encode",
-        make=_codes,
-        call=lambda d: fibnim.encode(d["n"], out=d["out"]),
-        by_hand=lambda d: greedy_code(d["n"]),
-        wrong=_mismatch,
-        targets={"x_floor": 5, "x_pure": 250},
-        path_target=4,
-        note="n < F_66",
-    ),
-    Case(
-        "zeckendorf.decode",
-        make=_codes,
-        call=lambda d: fibnim.decode(d["codes"], out=d["values"]),
-        by_hand=lambda d: greedy_decode(d["codes"]),
-        wrong=_mismatch,
-        path_target=4,
-    ),
-    Case(
-        "zeckendorf.lowest_term",
-        make=_codes,
-        call=lambda d: fibnim.lowest_term(d["n"]),
-        by_hand=lambda d: greedy_lowest_term(d["n"]),
-        wrong=_mismatch,
-    ),
-    Case("zeckendorf.is_fibonacci", make=_codes, call=lambda d: fibnim.is_fibonacci(d["n"])),
+    *(_declared_case(d) for d in DECLARATIONS.values()),
     Case("zeckendorf.digits", make=_codes, call=lambda d: fibnim.digits(d["n"]), largest=10**6),
     Case(
         "zeckendorf.to_string", make=_codes, call=lambda d: fibnim.to_string(d["n"]), largest=10**6
@@ -199,66 +244,24 @@ CASES: list[Case] = [
         largest=10**6,
     ),
     Case(
-        "wythoff.is_safe",
-        make=_wythoff_positions,
-        call=lambda d: wythoff.is_safe(d["x"], d["y"], out=d["flags"]),
-        by_hand=lambda d: float_is_safe(d["x"], d["y"]),
-        wrong=_mismatch,
-        targets={"x_floor": 1.25, "x_pure": 250, "x_hand": 4},
-        note="half safe pairs, half random below 2**62",
-        path_target=1.25,
-    ),
-    Case(
         "wythoff.is_safe (misere)",
         make=_wythoff_positions,
         call=lambda d: wythoff.is_safe(d["x"], d["y"], misere=True, out=d["flags"]),
     ),
+    # a pandas Series in, one out on its index: against the same call on its values
     Case(
-        "wythoff.pair",
-        make=_wythoff_positions,
-        call=lambda d: wythoff.pair(d["m"], out=(d["first"], d["second"])),
-        by_hand=lambda d: float_pair(d["m"]),
-        wrong=_mismatch,
-        targets={"x_floor": 1.25},
-        path_target=1.25,
+        "wythoff.is_safe (Series.to_numpy())",
+        make=_wythoff_series,
+        call=lambda d: wythoff.is_safe(d["sx"].to_numpy(), d["sy"].to_numpy()),
+        note="the reference of the Series case",
     ),
     Case(
-        "wythoff.is_lower",
-        make=_wythoff_positions,
-        call=lambda d: wythoff.is_lower(d["x"], out=d["flags"]),
-        by_hand=lambda d: float_is_lower(d["x"]),
-        wrong=_mismatch,
-        targets={"x_floor": 1.0},
-        path_target=1.0,
-    ),
-    Case("wythoff.index", make=_wythoff_positions, call=lambda d: wythoff.index(d["x"])),
-    Case(
-        "wythoff.winning_move",
-        make=_wythoff_positions,
-        call=lambda d: wythoff.winning_move(d["x"], d["y"], out=(d["first"], d["second"])),
-        targets={"x_floor": 3},
-        path_target=1.5,
-    ),
-    Case(
-        "wythoff.array_position",
-        make=_wythoff_positions,
-        call=lambda d: wythoff.array_position(d["m"] + 1),
-        largest=10**6,
-    ),
-    Case(
-        "fibonacci_nim.is_p",
-        make=_nim_piles,
-        call=lambda d: fibonacci_nim.is_p(d["n"], d["r"]),
-        by_hand=lambda d: (d["n"] == 0) | (greedy_lowest_term(d["n"]) > d["r"]),
-        wrong=_mismatch,
-        targets={"x_floor": 3},
-        note="n < 2**40, r < 2**20",
-        path_target=2,
-    ),
-    Case(
-        "fibonacci_nim.winning_take",
-        make=_nim_piles,
-        call=lambda d: fibonacci_nim.winning_take(d["n"], d["r"]),
+        "wythoff.is_safe (pandas Series)",
+        make=_wythoff_series,
+        call=lambda d: wythoff.is_safe(d["sx"], d["sy"]),
+        reference="wythoff.is_safe (Series.to_numpy())",
+        targets={"x_reference": 1.5},
+        note="the result a Series on the same index",
     ),
     Case(
         "fibonacci_nim.global_is_p (2 piles)",
@@ -313,7 +316,7 @@ def _classify_inputs(k: int) -> Callable[[int, np.random.Generator], Inputs]:
 
 def _classify_case(
     label: str,
-    game: str,
+    game: GameName,
     k: int,
     bound: int | None,
     reference: str,
@@ -435,15 +438,12 @@ class Call:
 ARRAY_CALL_US = 2.0  # the targets: a one-element call, and a call on Python ints
 INT_CALL_US = 1.0
 
-CALLS: list[Call] = [
-    Call("wythoff.is_safe", lambda a: wythoff.is_safe(a, a), lambda: wythoff.is_safe(3, 5), 2),
-    Call(
-        "wythoff.winning_move",
-        lambda a: wythoff.winning_move(a, a),
-        lambda: wythoff.winning_move(10, 15),
-        2,
-    ),
-    Call("zeckendorf.encode", fibnim.encode, lambda: fibnim.encode(46)),
-    Call("zeckendorf.decode", fibnim.decode, lambda: fibnim.decode(149)),
-    Call("fibonacci_nim.is_p", fibonacci_nim.is_p, lambda: fibonacci_nim.is_p(12)),
-]
+
+def _call(declaration: Declaration) -> Call:
+    function, count = declaration.public, len(declaration.inputs)
+    return Call(
+        declaration.name, lambda a: function(*[a] * count), lambda: function(*[5] * count), count
+    )
+
+
+CALLS: list[Call] = [_call(d) for d in DECLARATIONS.values() if d.quick]

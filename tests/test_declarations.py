@@ -1,0 +1,160 @@
+"""The table of declared functions (fibnim._declarations) against what the
+package exposes: every public array function is declared (or has a shape of its
+own, SHAPED), every declaration has its compiled kernel, its pure twin, its
+benchmark case and tests; and each declaration's compiled kernel and pure twin
+give the same answers and errors on the edge values of its bounds, on every
+implementation."""
+
+from __future__ import annotations
+
+import inspect
+import pathlib
+
+import numpy as np
+import pytest
+from _support import UINT64_MAX, edge_values
+
+import fibnim
+from fibnim import _backend
+from fibnim._declarations import DECLARATIONS, SHAPED
+from fibnim.bench.suite import CALLS, CASES
+
+TOPICS = ("zeckendorf", "wythoff", "fibonacci_nim", "power_nim")
+TESTS = pathlib.Path(__file__).parent
+
+
+def public_array_functions() -> list[str]:
+    """Every function of the topic modules that takes arrays (numpy, dask, pandas:
+    the wrapper of fibnim._dask marks it), and classify."""
+    found = ["classify"]
+    for topic in TOPICS:
+        module = getattr(fibnim, topic)
+        for name in module.__all__:
+            if hasattr(getattr(module, name), "__wrapped__"):
+                found.append(f"{topic}.{name}")
+    return found
+
+
+def test_every_public_array_function_is_declared_once():
+    functions = public_array_functions()
+    assert len(functions) > 20
+    undeclared = [f for f in functions if f not in DECLARATIONS and f not in SHAPED]
+    assert not undeclared
+    assert not set(DECLARATIONS) & set(SHAPED)
+    assert set(DECLARATIONS) | set(SHAPED) == set(functions)  # nothing declared that is gone
+
+
+@pytest.mark.parametrize("name", [*DECLARATIONS, *SHAPED])
+def test_every_public_array_function_has_a_benchmark_case_and_tests(name):
+    assert any(case.name == name or case.name.startswith(f"{name} (") for case in CASES), name
+    topic, _, function = name.rpartition(".")
+    text = (TESTS / f"test_{topic or 'classify'}.py").read_text()
+    assert f"{function}(" in text, f"tests/test_{topic}.py does not call {function}"
+
+
+@pytest.mark.parametrize("name", DECLARATIONS)
+def test_every_declaration_has_its_kernels(name):
+    declaration = DECLARATIONS[name]
+    assert declaration.public.__name__ == declaration.function
+    compiled, pure = _backend.twins(declaration.topic)
+    count = len(declaration.inputs) + len(declaration.outputs) + len(declaration.options) + 1
+    assert callable(getattr(pure, declaration.function))
+    assert hasattr(pure, f"quick_{declaration.function}") == declaration.quick
+    if compiled is None:
+        pytest.skip("no compiled core in this installation")
+    kernel = getattr(compiled, declaration.function)
+    assert len(inspect.signature(kernel).parameters) == count
+    assert hasattr(compiled, f"quick_{declaration.function}") == declaration.quick
+    assert [c.name for c in CALLS] == [d.name for d in DECLARATIONS.values() if d.quick]
+
+
+@pytest.mark.parametrize("name", DECLARATIONS)
+def test_inputs_and_options_given_by_name_are_heard(name):
+    declaration = DECLARATIONS[name]
+    values = [12, 0][: len(declaration.inputs)]  # r = 0 is not the opening bound
+    if declaration.function == "decode":
+        values = [0b1001]
+    expected = declaration.public(*values)
+    by_name = dict(zip(declaration.inputs, values, strict=True))
+    assert declaration.public(**by_name) == expected
+    assert declaration.public(*values[:1], **dict(list(by_name.items())[1:])) == expected
+    for option in declaration.options:
+        assert declaration.public(*values, **{option: False}) == expected
+        assert declaration.public(*values, **{option: True}) == declaration.exact(*values, True)
+
+
+def test_pure_modules_have_no_other_kernels():
+    with pytest.raises(AttributeError, match="has no attribute 'nothing'"):
+        _backend.twins("wythoff")[1].nothing  # noqa: B018
+
+
+# --- each declaration: the compiled core, on every implementation, against its twin ------
+
+
+def edges(name: str) -> np.ndarray:
+    """Edge values of the declaration's array bound, and 1 past it, as uint64."""
+    declaration = DECLARATIONS[name]
+    high = UINT64_MAX if declaration.high is None else declaration.high.limit
+    values = np.array(edge_values(min(high + 1, UINT64_MAX)), dtype=np.uint64)
+    if declaration.function == "decode":
+        values = np.concatenate([values, fibnim.encode(values[values < fibnim.CODE_LIMIT])])
+    return values
+
+
+def inputs_of(name: str, values: np.ndarray) -> list[np.ndarray]:
+    """values for each input, in a different order for each, so that inputs differ."""
+    shift = np.random.default_rng(len(name))
+    return [values] + [shift.permutation(values) for _ in DECLARATIONS[name].inputs[1:]]
+
+
+def answer(function, *arguments, **options):
+    """The answer, or the error it raises (type and message)."""
+    try:
+        return function(*arguments, **options)
+    except (ValueError, OverflowError) as error:
+        return type(error), str(error)
+
+
+def rows_of(result):
+    """An answer as comparable lists: each output with its dtype, or the error."""
+    if isinstance(result, tuple) and isinstance(result[0], type):
+        return result
+    outputs = result if isinstance(result, tuple) else (result,)
+    return [(o.dtype, o.tolist()) for o in outputs]
+
+
+@pytest.mark.parametrize("implementation", _backend.IMPLEMENTATIONS)
+@pytest.mark.parametrize("name", DECLARATIONS)
+def test_each_declaration_answers_as_its_pure_twin(name, implementation):
+    if "cython" not in _backend.available():
+        pytest.skip("no compiled core in this installation")
+    if implementation not in _backend.implementations():
+        pytest.skip(f"this processor (or build) does not run {implementation}")
+    declaration = DECLARATIONS[name]
+    before = (_backend.name(), _backend.implementation())
+    values = edges(name)
+    # all values (the first bad one refused, with the same message), and those that
+    # the bound takes (answered)
+    high = UINT64_MAX if declaration.high is None else declaration.high.limit
+    refused = [test for test, _ in declaration.extra]
+    if declaration.result_check is not None:
+        refused.append(declaration.result_check[0])
+    takes = [v <= high and not any(test(v) for test in refused) for v in values.tolist()]
+    cases = [inputs_of(name, values), inputs_of(name, values[takes])]
+    if declaration.default_last is not None:
+        cases.insert(1, [*cases[1][:-1], None])
+    settings = [{}] + [{option: True} for option in declaration.options]
+    try:
+        _backend.use_implementation(implementation)
+        for values in cases:
+            for options in settings:
+                results = []
+                for backend in ("cython", "python"):
+                    _backend.use(backend)
+                    results.append(rows_of(answer(declaration.public, *values, **options)))
+                assert results[0] == results[1], (name, options)
+        assert results[0] and not isinstance(results[0][0], type)  # the last case answered
+    finally:
+        _backend.use(before[0])
+        if before[1] != "python":
+            _backend.use_implementation(before[1])
