@@ -232,3 +232,14 @@ def test_digits_takes_its_width_from_out():
     assert (out == fibnim.digits([4, 12, 46], width=8)).all()
     with pytest.raises(OverflowError, match="needs more than width=3 digits"):
         fibnim.digits([4, 12, 46], out=np.zeros((3, 3), dtype=np.uint8))
+
+
+def test_where_goes_with_pandas_and_dask():
+    pd = pytest.importorskip("pandas")
+    da = pytest.importorskip("dask.array")
+    mask = NUMBERS % 3 == 0
+    expected = np.where(mask, fibnim.encode(NUMBERS), 0)
+    series = fibnim.encode(pd.Series(NUMBERS, index=NUMBERS + 7), where=mask)
+    assert (series.index == NUMBERS + 7).all() and (series.to_numpy() == expected).all()
+    lazy = fibnim.encode(da.from_array(NUMBERS, chunks=16), where=da.from_array(mask, chunks=16))
+    assert type(lazy).__name__ == "Array" and (lazy.compute() == expected).all()

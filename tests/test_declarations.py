@@ -83,6 +83,46 @@ def test_inputs_and_options_given_by_name_are_heard(name):
         assert declaration.public(*values, **{option: True}) == declaration.exact(*values, True)
 
 
+@pytest.mark.parametrize("name", DECLARATIONS)
+def test_where_computes_only_where_true_as_numpy_does(name):
+    declaration = DECLARATIONS[name]
+    pick = np.random.default_rng(7)
+    values = pick.integers(1, 10**6, size=(6, 50))
+    if declaration.function == "decode":
+        values = fibnim.encode(values).astype(np.int64)
+    if declaration.function == "fib":
+        values %= 90
+    arguments = [values] + [
+        pick.permutation(values.ravel()).reshape(values.shape) % 1000
+        for _ in declaration.inputs[1:]
+    ]
+    mask = pick.random(values.shape[1]) < 0.5  # broadcast over the rows
+    bad = [a.copy() for a in arguments]
+    bad[0][:, ~mask] = -1  # refused, where nothing is computed
+    full = declaration.public(*arguments)
+    full = full if isinstance(full, tuple) else (full,)
+    for given in (bad, [a.astype(object) for a in bad]):
+        exact = given[0].dtype == object  # object answers, but for bools
+        kinds = [object if exact and f.dtype != bool else f.dtype for f in full]
+        before = [np.full(f.shape, 7).astype(kind) for f, kind in zip(full, kinds, strict=True)]
+        outs = tuple(b.copy() for b in before)
+        declaration.public(*given, out=outs if len(outs) > 1 else outs[0], where=mask)
+        fresh = declaration.public(*given, where=mask)
+        fresh = fresh if isinstance(fresh, tuple) else (fresh,)
+        for f, out, new, kept in zip(full, outs, fresh, before, strict=True):
+            assert (out[:, mask] == f[:, mask]).all() and (out[:, ~mask] == kept[:, ~mask]).all()
+            assert (new[:, mask] == f[:, mask]).all() and (new[:, ~mask] == 0).all()
+    with pytest.raises(ValueError, match=r"\[0, \d+\] = -1 is negative"):
+        declaration.public(*bad, where=~mask)
+
+
+def test_where_must_be_bools_of_a_shape_that_broadcasts():
+    with pytest.raises(TypeError, match="where must be bool"):
+        fibnim.encode([1, 2], where=[1, 0])
+    with pytest.raises(ValueError, match=r"where has shape \(3,\)"):
+        fibnim.encode([1, 2], where=[True, False, True])
+
+
 def test_pure_modules_have_no_other_kernels():
     with pytest.raises(AttributeError, match="has no attribute 'nothing'"):
         _backend.twins("wythoff")[1].nothing  # noqa: B018

@@ -74,11 +74,16 @@ def kernel_input(chunk: np.ndarray) -> np.ndarray:
 
 
 def result_array(
-    shape: tuple[int, ...], dtype: DTypeLike, out: np.ndarray | None, where: str
+    shape: tuple[int, ...],
+    dtype: DTypeLike,
+    out: np.ndarray | None,
+    where: str,
+    zeroed: bool = False,
 ) -> np.ndarray:
-    """A new result array, or `out` once its shape and dtype are checked."""
+    """A new result array (of zeros where a mask may leave some unwritten), or
+    `out` once its shape and dtype are checked."""
     if out is None:
-        return np.empty(shape, dtype=dtype)
+        return np.zeros(shape, dtype=dtype) if zeroed else np.empty(shape, dtype=dtype)
     if not isinstance(out, np.ndarray) or isinstance(out, np.ma.MaskedArray):
         raise TypeError(f"{where}: out must be a numpy array, not {type(out).__name__}")
     if out.shape != shape or out.dtype != np.dtype(dtype):
@@ -92,11 +97,15 @@ def result_array(
 
 
 def result_arrays(
-    shape: tuple[int, ...], dtypes: Sequence[DTypeLike], outs: Sequence[Any] | None, where: str
+    shape: tuple[int, ...],
+    dtypes: Sequence[DTypeLike],
+    outs: Sequence[Any] | None,
+    where: str,
+    zeroed: bool = False,
 ) -> list[np.ndarray]:
     """result_array for each dtype, with its out where outs are given."""
     wanted = outs if outs is not None else [None] * len(dtypes)
-    return [result_array(shape, d, o, where) for d, o in zip(dtypes, wanted, strict=True)]
+    return [result_array(shape, d, o, where, zeroed) for d, o in zip(dtypes, wanted, strict=True)]
 
 
 def finished(results: list[np.ndarray], outs: Sequence[Any] | None, ndim: int) -> list[Any]:
@@ -127,12 +136,17 @@ def overlap(a: np.ndarray, b: np.ndarray) -> bool:
 
 
 def _targets(
-    outs: Sequence[np.ndarray], ndim: int, inputs: Sequence[np.ndarray], where: str
+    outs: Sequence[np.ndarray],
+    ndim: int,
+    inputs: Sequence[np.ndarray],
+    where: str,
+    masked: bool = False,
 ) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """(targets, rows): C-contiguous arrays to fill (each out itself, unless it is
-    not C-contiguous or shares memory with an input, as numpy's ufuncs decide),
-    and views of them with one row per input element (the first `ndim` axes
-    flattened). Outs that share memory with each other are refused."""
+    not C-contiguous or shares memory with an input, as numpy's ufuncs decide;
+    then a copy of it when a mask leaves some of it as it was), and views of
+    them with one row per input element (the first `ndim` axes flattened). Outs
+    that share memory with each other are refused."""
     for i, out in enumerate(outs):
         for j in range(i):
             if overlap(out, outs[j]):
@@ -140,6 +154,8 @@ def _targets(
     targets = [
         out
         if out.flags.c_contiguous and not any(overlap(out, a) for a in inputs)
+        else np.array(out, order="C")
+        if masked
         else np.empty(out.shape, dtype=out.dtype)
         for out in outs
     ]
@@ -177,6 +193,7 @@ def map_arrays(
     options: tuple[Any, ...] = (),
     result_check: tuple[Callable[[int], bool], Bound] | None = None,
     core: Sequence[int] | None = None,
+    mask: np.ndarray | None = None,
 ) -> None:
     """Run `kernel(*chunks, *out_chunks, *options, limit)` over integer arrays.
 
@@ -192,6 +209,12 @@ def map_arrays(
     the checks run on that chunk to raise the error they name. A kernel whose
     answer may not fit its output stops there too: `result_check` (a test of
     the first input's value, and its bound) says why.
+
+    A bool `mask` (broadcast to the inputs' shape) limits all this to the
+    elements where it is True, as numpy's where= does: the others are neither
+    checked nor computed (the kernel reads 1 there, which every elementwise
+    kernel takes, and its answers there are dropped), and the outs keep their
+    values there.
     """
     cores = list(core) if core is not None else [0] * len(inputs)
     leading = [a.shape[: a.ndim - 1] if c else a.shape for a, c in zip(inputs, cores, strict=True)]
@@ -202,13 +225,20 @@ def map_arrays(
         else np.broadcast_to(a, shape + ((c,) if c else ()))
         for a, c in zip(inputs, cores, strict=True)
     ]
-    targets, rows = _targets(outs, len(shape), inputs, where)
+    targets, rows = _targets(outs, len(shape), inputs, where, mask is not None)
     rows = [r.view(np.uint8) if r.dtype == np.bool_ else r for r in rows]
     limit = _limit(high, inputs)
     signs = [a.dtype.kind == "i" for a in inputs]
+    keeps = None if mask is None else _chunks(np.broadcast_to(mask, shape), 0)
     start = 0
     for chunks in zip(*(_chunks(a, c) for a, c in zip(spread, cores, strict=True)), strict=True):
         arguments = [kernel_input(chunk) for chunk in chunks]
+        keep = None if keeps is None else next(keeps)
+        if keep is not None and keep.all():
+            keep = None
+        if keep is not None:
+            assert not any(cores), "a mask goes with elementwise kernels"
+            arguments = [np.where(keep, a, np.uint64(1)) for a in arguments]
         # as the kernel read them: signed input seen as signed again
         seen = [a.view(np.int64) if s else a for a, s in zip(arguments, signs, strict=True)]
 
@@ -219,7 +249,8 @@ def map_arrays(
                 check_chunk(chunk, first, full, own.shape, where, name, low, high, extra)
 
         stop = start + len(chunks[0])
-        bad = kernel(*arguments, *(r[start:stop] for r in rows), *options, limit)
+        written = [r[start:stop] if keep is None else np.empty_like(r[start:stop]) for r in rows]
+        bad = kernel(*arguments, *written, *options, limit)
         if bad >= 0:
             check()  # raises, naming the value the kernel stopped at
             index = own_index(element_index(shape, start + bad), inputs[0].shape)
@@ -233,6 +264,9 @@ def map_arrays(
                 "range when read and is not now: the array changed while fibnim read it "
                 "(nothing was computed from the changed value)"
             )
+        if keep is not None:
+            for row, answer in zip(rows, written, strict=True):
+                np.copyto(row[start:stop], answer, where=keep)
         start = stop
     _copy_back(targets, outs)
 
@@ -246,16 +280,21 @@ def map_objects(
     low: Bound | None = NONNEGATIVE,
     high: Bound | None = None,
     extra: tuple[tuple[Test, Bound], ...] = (),
+    mask: np.ndarray | None = None,
 ) -> None:
-    """`function` on each checked tuple of Python ints of broadcast object arrays.
+    """`function` on each checked tuple of Python ints of broadcast object arrays
+    (where `mask` is True, when it is given: see map_arrays).
 
     One output: function returns its element (a row, for trailing axes). More:
     function returns a tuple. Object arrays hold exact ints of any size, so
     `high` is only for limits of the result's layout (a digit width).
     """
     shape = np.broadcast_shapes(*(a.shape for a in inputs))
-    targets, rows = _targets(outs, len(shape), inputs, where)
+    targets, rows = _targets(outs, len(shape), inputs, where, mask is not None)
+    keep = None if mask is None else np.broadcast_to(mask, shape).reshape(-1)
     for flat, values in enumerate(np.broadcast(*inputs) if len(inputs) > 1 else inputs[0].flat):
+        if keep is not None and not keep[flat]:
+            continue
         values = values if len(inputs) > 1 else (values,)
         here = element_index(shape, flat)
         checked = [
@@ -306,6 +345,20 @@ def finish(result: np.ndarray, ndim: int) -> Any:
     return result[()] if ndim == 0 else result
 
 
+def _mask(mask: Any, shape: tuple[int, ...], where: str) -> np.ndarray:
+    """where= as a bool array of the inputs' broadcast shape."""
+    array = np.asarray(mask)
+    if array.dtype != np.bool_:
+        raise TypeError(f"{where}: where must be bool or an array of bools, not {array.dtype}")
+    try:
+        return np.broadcast_to(array, shape)
+    except ValueError:
+        raise ValueError(
+            f"{where}: where has shape {array.shape}, which does not broadcast to the "
+            f"inputs' shape {shape}"
+        ) from None
+
+
 def apply(
     where: str,
     arguments: Sequence[tuple[Any, str]],
@@ -321,6 +374,7 @@ def apply(
     outs: Sequence[np.ndarray | None] | None = None,
     element: Callable[..., Any] | None = None,
     exact_high: Bound | None = None,
+    mask: Any = True,
 ) -> Any:
     """One public call: `arguments` are (value, name) pairs.
 
@@ -330,24 +384,28 @@ def apply(
     `kernel` for integer arrays (checked against low, high and extra; high
     only applies to fixed-width arrays), or from `element` (default `exact`)
     per element when any argument is an object array, with object results
-    where the dtype is an integer one.
+    where the dtype is an integer one. `mask` is numpy's where=: the elements
+    where it is False are neither checked nor computed, and keep the value of
+    out there (0 without out).
     """
     values = [integers(value, where, name) for value, name in arguments]
     names = [name for _, name in arguments]
     scalars = [v for v in values if isinstance(v, int)]
-    if outs is None and len(scalars) == len(values):
+    masked = mask is not True
+    if outs is None and not masked and len(scalars) == len(values):
         for v, name in zip(scalars, names, strict=True):
             check_int(v, where, name, low, exact_high, extra)
         return exact(*scalars)
     arrays = [_as_array(v) for v in values]
     shape = np.broadcast_shapes(*(a.shape for a in arrays))
+    keep = _mask(mask, shape, where) if masked else None
     if any(a.dtype == object for a in arrays):
         arrays = [a.astype(object) for a in arrays]
         kinds = [dtype if np.dtype(dtype).kind in "bU" else object for dtype in dtypes]
-        results = result_arrays(shape, kinds, outs, where)
-        map_objects(element or exact, arrays, names, results, where, low, exact_high, extra)
+        results = result_arrays(shape, kinds, outs, where, zeroed=masked)
+        map_objects(element or exact, arrays, names, results, where, low, exact_high, extra, keep)
     else:
-        results = result_arrays(shape, dtypes, outs, where)
+        results = result_arrays(shape, dtypes, outs, where, zeroed=masked)
         map_arrays(
             kernel,
             arrays,
@@ -359,6 +417,7 @@ def apply(
             extra,
             options,
             result_check,
+            mask=keep,
         )
     answers = finished(results, outs, len(shape))
     return answers[0] if len(answers) == 1 else tuple(answers)

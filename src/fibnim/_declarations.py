@@ -118,9 +118,9 @@ class Declaration:
         """The public function, fibnim.<topic>.<function>."""
         return getattr(importlib.import_module(f"fibnim.{self.topic}"), self.function)  # type: ignore[no-any-return]
 
-    def answer(self, *values: Any, out: Any = None, **options: Any) -> Any:
+    def answer(self, *values: Any, out: Any = None, where: Any = True, **options: Any) -> Any:
         """The general path's answer for `values` (one per input): scalars, object
-        arrays, integer arrays chunk by chunk."""
+        arrays, integer arrays chunk by chunk; `where` as numpy's ufuncs take it."""
         kernels = _backend.active().modules[self.topic]
         settings = tuple(bool(options[name]) for name in self.options)
         kernel = getattr(kernels, self.function)
@@ -143,6 +143,7 @@ class Declaration:
             outs=outs_of(out, len(self.outputs), self.function),
             element=self._element(exact, settings),
             exact_high=high,
+            mask=where,
         )
 
     def _element(
@@ -353,6 +354,7 @@ def declared(name: str) -> Callable[[Function], Function]:
             return declaration.answer(
                 *(values[name] for name in declaration.inputs),
                 out=values["out"],
+                where=values["where"],
                 **{option: values[option] for option in declaration.options},
             )
 

@@ -66,10 +66,20 @@ def _kernel(name: str) -> Any:
 def is_p(n: Int, r: Int | None = ..., *, out: None = ...) -> bool: ...
 @overload
 def is_p(
-    n: ArrayLike, r: ArrayLike | None = ..., *, out: Out[np.bool_] | None = ...
+    n: ArrayLike,
+    r: ArrayLike | None = ...,
+    *,
+    out: Out[np.bool_] | None = ...,
+    where: ArrayLike = ...,
 ) -> NDArray[np.bool_]: ...
 @declared("fibonacci_nim.is_p")
-def is_p(n: ArrayLike, r: ArrayLike | None = None, *, out: Out[np.bool_] | None = None) -> Any:
+def is_p(
+    n: ArrayLike,
+    r: ArrayLike | None = None,
+    *,
+    out: Out[np.bool_] | None = None,
+    where: ArrayLike = True,
+) -> Any:
     """Whether (n; r) is a P-position of one-pile Fibonacci Nim.
 
     Parameters
@@ -95,11 +105,19 @@ def is_p(n: ArrayLike, r: ArrayLike | None = None, *, out: Out[np.bool_] | None 
 def winning_take(n: Int, r: Int | None = ..., *, out: None = ...) -> int: ...
 @overload
 def winning_take(
-    n: ArrayLike, r: ArrayLike | None = ..., *, out: Out[np.int64] | None = ...
+    n: ArrayLike,
+    r: ArrayLike | None = ...,
+    *,
+    out: Out[np.int64] | None = ...,
+    where: ArrayLike = ...,
 ) -> NDArray[np.int64]: ...
 @declared("fibonacci_nim.winning_take")
 def winning_take(
-    n: ArrayLike, r: ArrayLike | None = None, *, out: Out[np.int64] | None = None
+    n: ArrayLike,
+    r: ArrayLike | None = None,
+    *,
+    out: Out[np.int64] | None = None,
+    where: ArrayLike = True,
 ) -> Any:
     """How many counters to take from (n; r) to win: n's lowest Zeckendorf term,
     or 0 where no take wins (a P-position).

@@ -45,10 +45,18 @@ __all__ = [
 def pair(n: Int, *, out: None = ...) -> tuple[int, int]: ...
 @overload
 def pair(
-    n: ArrayLike, *, out: tuple[NDArray[np.int64], NDArray[np.int64]] | None = ...
+    n: ArrayLike,
+    *,
+    out: tuple[NDArray[np.int64], NDArray[np.int64]] | None = ...,
+    where: ArrayLike = ...,
 ) -> tuple[NDArray[np.int64], NDArray[np.int64]]: ...
 @declared("wythoff.pair")
-def pair(n: ArrayLike, *, out: tuple[NDArray[np.int64], NDArray[np.int64]] | None = None) -> Any:
+def pair(
+    n: ArrayLike,
+    *,
+    out: tuple[NDArray[np.int64], NDArray[np.int64]] | None = None,
+    where: ArrayLike = True,
+) -> Any:
     """The n-th safe pair (a_n, b_n): a_n = floor(n phi), b_n = a_n + n.
 
     Parameters
@@ -76,11 +84,21 @@ def pair(n: ArrayLike, *, out: tuple[NDArray[np.int64], NDArray[np.int64]] | Non
 def is_safe(x: Int, y: Int, *, misere: bool = ..., out: None = ...) -> bool: ...
 @overload
 def is_safe(
-    x: ArrayLike, y: ArrayLike, *, misere: bool = ..., out: Out[np.bool_] | None = ...
+    x: ArrayLike,
+    y: ArrayLike,
+    *,
+    misere: bool = ...,
+    out: Out[np.bool_] | None = ...,
+    where: ArrayLike = ...,
 ) -> NDArray[np.bool_]: ...
 @declared("wythoff.is_safe")
 def is_safe(
-    x: ArrayLike, y: ArrayLike, *, misere: bool = False, out: Out[np.bool_] | None = None
+    x: ArrayLike,
+    y: ArrayLike,
+    *,
+    misere: bool = False,
+    out: Out[np.bool_] | None = None,
+    where: ArrayLike = True,
 ) -> Any:
     """Whether (x, y) is a P-position: the player to move loses.
 
@@ -110,9 +128,11 @@ def is_safe(
 @overload
 def is_lower(x: Int, *, out: None = ...) -> bool: ...
 @overload
-def is_lower(x: ArrayLike, *, out: Out[np.bool_] | None = ...) -> NDArray[np.bool_]: ...
+def is_lower(
+    x: ArrayLike, *, out: Out[np.bool_] | None = ..., where: ArrayLike = ...
+) -> NDArray[np.bool_]: ...
 @declared("wythoff.is_lower")
-def is_lower(x: ArrayLike, *, out: Out[np.bool_] | None = None) -> Any:
+def is_lower(x: ArrayLike, *, out: Out[np.bool_] | None = None, where: ArrayLike = True) -> Any:
     """Whether x is an A-number a_n = floor(n phi), n >= 1 (False for 0).
 
     Examples
@@ -126,9 +146,11 @@ def is_lower(x: ArrayLike, *, out: Out[np.bool_] | None = None) -> Any:
 @overload
 def is_upper(x: Int, *, out: None = ...) -> bool: ...
 @overload
-def is_upper(x: ArrayLike, *, out: Out[np.bool_] | None = ...) -> NDArray[np.bool_]: ...
+def is_upper(
+    x: ArrayLike, *, out: Out[np.bool_] | None = ..., where: ArrayLike = ...
+) -> NDArray[np.bool_]: ...
 @declared("wythoff.is_upper")
-def is_upper(x: ArrayLike, *, out: Out[np.bool_] | None = None) -> Any:
+def is_upper(x: ArrayLike, *, out: Out[np.bool_] | None = None, where: ArrayLike = True) -> Any:
     """Whether x is a B-number b_n = a_n + n, n >= 1 (False for 0).
 
     Examples
@@ -142,9 +164,11 @@ def is_upper(x: ArrayLike, *, out: Out[np.bool_] | None = None) -> Any:
 @overload
 def index(x: Int, *, out: None = ...) -> int: ...
 @overload
-def index(x: ArrayLike, *, out: Out[np.int64] | None = ...) -> NDArray[np.int64]: ...
+def index(
+    x: ArrayLike, *, out: Out[np.int64] | None = ..., where: ArrayLike = ...
+) -> NDArray[np.int64]: ...
 @declared("wythoff.index")
-def index(x: ArrayLike, *, out: Out[np.int64] | None = None) -> Any:
+def index(x: ArrayLike, *, out: Out[np.int64] | None = None, where: ArrayLike = True) -> Any:
     """The n of the safe pair that holds x (x = a_n or x = b_n); 0 for 0.
 
     Examples
@@ -158,9 +182,11 @@ def index(x: ArrayLike, *, out: Out[np.int64] | None = None) -> Any:
 @overload
 def partner(x: Int, *, out: None = ...) -> int: ...
 @overload
-def partner(x: ArrayLike, *, out: Out[np.int64] | None = ...) -> NDArray[np.int64]: ...
+def partner(
+    x: ArrayLike, *, out: Out[np.int64] | None = ..., where: ArrayLike = ...
+) -> NDArray[np.int64]: ...
 @declared("wythoff.partner")
-def partner(x: ArrayLike, *, out: Out[np.int64] | None = None) -> Any:
+def partner(x: ArrayLike, *, out: Out[np.int64] | None = None, where: ArrayLike = True) -> Any:
     """The other member of x's safe pair: b_n for x = a_n, a_n for x = b_n; 0 for 0.
 
     In Zeckendorf terms the partner of an A-number is its left shift, that of
@@ -190,6 +216,7 @@ def winning_move(
     *,
     misere: bool = ...,
     out: tuple[NDArray[np.int64], NDArray[np.int64]] | None = ...,
+    where: ArrayLike = ...,
 ) -> tuple[NDArray[np.int64], NDArray[np.int64]]: ...
 @declared("wythoff.winning_move")
 def winning_move(
@@ -198,6 +225,7 @@ def winning_move(
     *,
     misere: bool = False,
     out: tuple[NDArray[np.int64], NDArray[np.int64]] | None = None,
+    where: ArrayLike = True,
 ) -> Any:
     """A winning move from (x, y): the target position, in the piles' own order.
 
@@ -391,11 +419,17 @@ def array(rows: int, cols: int) -> NDArray[np.int64]:
 def array_position(x: Int, *, out: None = ...) -> tuple[int, int]: ...
 @overload
 def array_position(
-    x: ArrayLike, *, out: tuple[NDArray[np.int64], NDArray[np.int64]] | None = ...
+    x: ArrayLike,
+    *,
+    out: tuple[NDArray[np.int64], NDArray[np.int64]] | None = ...,
+    where: ArrayLike = ...,
 ) -> tuple[NDArray[np.int64], NDArray[np.int64]]: ...
 @declared("wythoff.array_position")
 def array_position(
-    x: ArrayLike, *, out: tuple[NDArray[np.int64], NDArray[np.int64]] | None = None
+    x: ArrayLike,
+    *,
+    out: tuple[NDArray[np.int64], NDArray[np.int64]] | None = None,
+    where: ArrayLike = True,
 ) -> Any:
     """The (row, column), 1-based, of x >= 1 in the Wythoff array.
 

@@ -78,9 +78,11 @@ def _numbers(n: Any, where: str, extra: tuple[tuple[Test, Bound], ...] = ()) -> 
 @overload
 def fib(k: Int, *, out: None = ...) -> int: ...
 @overload
-def fib(k: ArrayLike, *, out: Out[np.uint64] | None = ...) -> NDArray[np.uint64]: ...
+def fib(
+    k: ArrayLike, *, out: Out[np.uint64] | None = ..., where: ArrayLike = ...
+) -> NDArray[np.uint64]: ...
 @declared("zeckendorf.fib")
-def fib(k: ArrayLike, *, out: Out[np.uint64] | None = None) -> Any:
+def fib(k: ArrayLike, *, out: Out[np.uint64] | None = None, where: ArrayLike = True) -> Any:
     """The Fibonacci number F_k (F_0 = 0, F_1 = F_2 = 1).
 
     Parameters
@@ -91,6 +93,10 @@ def fib(k: ArrayLike, *, out: Out[np.uint64] | None = None) -> Any:
         = 524288 (F_k then has about 364,000 bits).
     out : ndarray of uint64, optional
         Where to put the result (the shape of `k`).
+    where : array_like of bool, optional
+        As numpy's where=: computed only where True (broadcast over the
+        inputs); elsewhere the values are not checked and the result keeps
+        out's value there (0 without out).
 
     Returns
     -------
@@ -110,9 +116,11 @@ def fib(k: ArrayLike, *, out: Out[np.uint64] | None = None) -> Any:
 @overload
 def encode(n: Int, *, out: None = ...) -> int: ...
 @overload
-def encode(n: ArrayLike, *, out: Out[np.uint64] | None = ...) -> NDArray[np.uint64]: ...
+def encode(
+    n: ArrayLike, *, out: Out[np.uint64] | None = ..., where: ArrayLike = ...
+) -> NDArray[np.uint64]: ...
 @declared("zeckendorf.encode")
-def encode(n: ArrayLike, *, out: Out[np.uint64] | None = None) -> Any:
+def encode(n: ArrayLike, *, out: Out[np.uint64] | None = None, where: ArrayLike = True) -> Any:
     """The Zeckendorf code of n: bit i set when F_{i+2} is a term.
 
     Codes are ordered like the numbers they stand for, and no code has two
@@ -127,6 +135,10 @@ def encode(n: ArrayLike, *, out: Out[np.uint64] | None = None) -> Any:
         arrays take any n.
     out : ndarray of uint64, optional
         Where to put the result (the shape of `n`).
+    where : array_like of bool, optional
+        As numpy's where=: computed only where True (broadcast over the
+        inputs); elsewhere the values are not checked and the result keeps
+        out's value there (0 without out).
 
     Returns
     -------
@@ -147,9 +159,11 @@ def encode(n: ArrayLike, *, out: Out[np.uint64] | None = None) -> Any:
 @overload
 def decode(code: Int, *, out: None = ...) -> int: ...
 @overload
-def decode(code: ArrayLike, *, out: Out[np.int64] | None = ...) -> NDArray[np.int64]: ...
+def decode(
+    code: ArrayLike, *, out: Out[np.int64] | None = ..., where: ArrayLike = ...
+) -> NDArray[np.int64]: ...
 @declared("zeckendorf.decode")
-def decode(code: ArrayLike, *, out: Out[np.int64] | None = None) -> Any:
+def decode(code: ArrayLike, *, out: Out[np.int64] | None = None, where: ArrayLike = True) -> Any:
     """The number whose Zeckendorf code is `code` (the inverse of `encode`).
 
     Parameters
@@ -158,6 +172,10 @@ def decode(code: ArrayLike, *, out: Out[np.int64] | None = None) -> Any:
         Codes >= 0 with no two adjacent set bits (ValueError otherwise).
     out : ndarray of int64, optional
         Where to put the result (the shape of `code`).
+    where : array_like of bool, optional
+        As numpy's where=: computed only where True (broadcast over the
+        inputs); elsewhere the values are not checked and the result keeps
+        out's value there (0 without out).
 
     Returns
     -------
@@ -176,9 +194,13 @@ def decode(code: ArrayLike, *, out: Out[np.int64] | None = None) -> Any:
 @overload
 def lowest_term(n: Int, *, out: None = ...) -> int: ...
 @overload
-def lowest_term(n: ArrayLike, *, out: Out[np.uint64] | None = ...) -> NDArray[np.uint64]: ...
+def lowest_term(
+    n: ArrayLike, *, out: Out[np.uint64] | None = ..., where: ArrayLike = ...
+) -> NDArray[np.uint64]: ...
 @declared("zeckendorf.lowest_term")
-def lowest_term(n: ArrayLike, *, out: Out[np.uint64] | None = None) -> Any:
+def lowest_term(
+    n: ArrayLike, *, out: Out[np.uint64] | None = None, where: ArrayLike = True
+) -> Any:
     """z_1(n), the smallest term of n's Zeckendorf representation (0 for n = 0).
 
     Parameters
@@ -187,6 +209,10 @@ def lowest_term(n: ArrayLike, *, out: Out[np.uint64] | None = None) -> Any:
         Numbers n >= 0; arrays take every uint64.
     out : ndarray of uint64, optional
         Where to put the result (the shape of `n`).
+    where : array_like of bool, optional
+        As numpy's where=: computed only where True (broadcast over the
+        inputs); elsewhere the values are not checked and the result keeps
+        out's value there (0 without out).
 
     Returns
     -------
@@ -205,9 +231,13 @@ def lowest_term(n: ArrayLike, *, out: Out[np.uint64] | None = None) -> Any:
 @overload
 def is_fibonacci(n: Int, *, out: None = ...) -> bool: ...
 @overload
-def is_fibonacci(n: ArrayLike, *, out: Out[np.bool_] | None = ...) -> NDArray[np.bool_]: ...
+def is_fibonacci(
+    n: ArrayLike, *, out: Out[np.bool_] | None = ..., where: ArrayLike = ...
+) -> NDArray[np.bool_]: ...
 @declared("zeckendorf.is_fibonacci")
-def is_fibonacci(n: ArrayLike, *, out: Out[np.bool_] | None = None) -> Any:
+def is_fibonacci(
+    n: ArrayLike, *, out: Out[np.bool_] | None = None, where: ArrayLike = True
+) -> Any:
     """Whether n is a Fibonacci number (0 = F_0 is one).
 
     Parameters
@@ -216,6 +246,10 @@ def is_fibonacci(n: ArrayLike, *, out: Out[np.bool_] | None = None) -> Any:
         Numbers n >= 0; arrays take every uint64.
     out : ndarray of bool, optional
         Where to put the result (the shape of `n`).
+    where : array_like of bool, optional
+        As numpy's where=: computed only where True (broadcast over the
+        inputs); elsewhere the values are not checked and the result keeps
+        out's value there (0 without out).
 
     Returns
     -------
@@ -234,9 +268,11 @@ def is_fibonacci(n: ArrayLike, *, out: Out[np.bool_] | None = None) -> Any:
 @overload
 def term_count(n: Int, *, out: None = ...) -> int: ...
 @overload
-def term_count(n: ArrayLike, *, out: Out[np.uint8] | None = ...) -> NDArray[np.uint8]: ...
+def term_count(
+    n: ArrayLike, *, out: Out[np.uint8] | None = ..., where: ArrayLike = ...
+) -> NDArray[np.uint8]: ...
 @declared("zeckendorf.term_count")
-def term_count(n: ArrayLike, *, out: Out[np.uint8] | None = None) -> Any:
+def term_count(n: ArrayLike, *, out: Out[np.uint8] | None = None, where: ArrayLike = True) -> Any:
     """The number of terms of n's Zeckendorf representation (OEIS A007895).
 
     It is the number of set bits of n's code, the fewest Fibonacci numbers
@@ -248,6 +284,10 @@ def term_count(n: ArrayLike, *, out: Out[np.uint8] | None = None) -> Any:
         Numbers n >= 0; arrays take every uint64 (at most 46 terms).
     out : ndarray of uint8, optional
         Where to put the result (the shape of `n`).
+    where : array_like of bool, optional
+        As numpy's where=: computed only where True (broadcast over the
+        inputs); elsewhere the values are not checked and the result keeps
+        out's value there (0 without out).
 
     Returns
     -------
@@ -305,6 +345,10 @@ def digits(
         axis of `out`; a width too small for some element raises OverflowError.
     out : ndarray of uint8, optional
         Where to put the digits (shape ``(*n.shape, width)``).
+    where : array_like of bool, optional
+        As numpy's where=: computed only where True (broadcast over the
+        inputs); elsewhere the values are not checked and the result keeps
+        out's value there (0 without out).
 
     Returns
     -------
