@@ -240,3 +240,12 @@ def test_the_file_pipelines_run_on_the_implementation_asked_for():
     # a name no build has: fibnim's own runs must refuse it, so it reached them
     with pytest.raises(RuntimeError, match="FIBNIM_IMPLEMENTATION=neon"):
         pipelines.measure("quick", 1, None, {"FIBNIM_IMPLEMENTATION": "neon"})
+
+
+def test_every_case_runs_split_across_threads():
+    # the threads column cuts every input (arrays, tuples of outputs, Series) per core
+    import numpy as np
+
+    for case in CASES:
+        inputs = case.make(100, np.random.default_rng(3))
+        run.threaded(case, inputs, 100)()

@@ -102,14 +102,17 @@ def floor_call(kind: str, size: int) -> Callable[[], Any]:
 
 
 def sliced(inputs: Inputs, start: int, stop: int, size: int) -> Inputs:
-    """inputs with every array of leading length `size` cut to rows start..stop."""
-    result: Inputs = {}
-    for key, value in inputs.items():
-        if isinstance(value, np.ndarray) and value.ndim and value.shape[0] == size:
-            result[key] = value[start:stop]
-        else:
-            result[key] = value
-    return result
+    """inputs with every array (numpy's, a tuple of them, a pandas Series) of
+    leading length `size` cut to rows start..stop."""
+
+    def cut(value: Any) -> Any:
+        if isinstance(value, tuple):
+            return tuple(map(cut, value))
+        if getattr(value, "ndim", 0) and value.shape[0] == size:
+            return value.iloc[start:stop] if hasattr(value, "iloc") else value[start:stop]
+        return value
+
+    return {key: cut(value) for key, value in inputs.items()}
 
 
 def threaded(case: Case, inputs: Inputs, size: int) -> Callable[[], Any]:
