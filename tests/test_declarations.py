@@ -198,3 +198,13 @@ def test_each_declaration_answers_as_its_pure_twin(name, implementation):
         _backend.use(before[0])
         if before[1] != "python":
             _backend.use_implementation(before[1])
+
+
+@pytest.mark.parametrize("name", DECLARATIONS)
+def test_a_call_that_does_not_fit_the_signature_is_a_type_error_naming_the_function(name):
+    declaration = DECLARATIONS[name]
+    too_many = [1] * (len(declaration.inputs) + 1)
+    with pytest.raises(TypeError, match=rf"^{declaration.function}\(\): too many positional"):
+        declaration.public(*too_many)
+    with pytest.raises(TypeError, match=rf"^{declaration.function}\(\): .*'bogus'"):
+        declaration.public(*too_many[1:], bogus=1)

@@ -345,14 +345,27 @@ def declared(name: str) -> Callable[[Function], Function]:
 
     def decorate(template: Function) -> Function:
         signature = inspect.signature(template)
+        parameters = list(signature.parameters.values())
+        keywords = {p.name: p.default for p in parameters if p.kind is p.KEYWORD_ONLY}
+        defaults = [p.default for p in parameters[:count]]  # of the inputs
+        fewest = sum(default is inspect.Parameter.empty for default in defaults)
 
         @functools.wraps(template)
         def general(*args: Any, **kwargs: Any) -> Any:
-            given = signature.bind(*args, **kwargs)
-            given.apply_defaults()
-            values = given.arguments
+            if fewest <= len(args) <= count and kwargs.keys() <= keywords.keys():
+                # the usual call, bound without inspect's (microseconds) help
+                inputs = [*args, *defaults[len(args) :]]
+                values = {**keywords, **kwargs}
+            else:
+                try:
+                    given = signature.bind(*args, **kwargs)
+                except TypeError as error:  # as Python words it, with the function's name
+                    raise TypeError(f"{declaration.function}(): {error}") from None
+                given.apply_defaults()
+                values = given.arguments
+                inputs = [values[name] for name in declaration.inputs]
             return declaration.answer(
-                *(values[name] for name in declaration.inputs),
+                *inputs,
                 out=values["out"],
                 where=values["where"],
                 **{option: values[option] for option in declaration.options},
