@@ -44,8 +44,22 @@ def test_the_array_overload_returns_the_declared_dtypes(name):
     )
     returned = hints["return"]
     arrays = typing.get_args(returned) if typing.get_origin(returned) is tuple else (returned,)
-    dtypes = [np.dtype(typing.get_args(typing.get_args(a)[1])[0]) for a in arrays]
-    assert dtypes == [np.dtype(d) for d in declaration.outputs]
+    assert [np.dtype(scalar_of(a)) for a in arrays] == [np.dtype(d) for d in declaration.outputs]
+
+
+def scalar_of(hint: object) -> type:
+    """The numpy scalar type inside an NDArray[...] hint, however this numpy spells
+    NDArray (an alias of ndarray[shape, dtype[T]], or a type alias of its own)."""
+    waiting = [hint]
+    while waiting:
+        here = waiting.pop(0)
+        if typing.get_origin(here) is None and isinstance(here, type):
+            if issubclass(here, np.generic):
+                return here
+        waiting.extend(typing.get_args(here))
+        if getattr(here, "__value__", None) is not None:
+            waiting.append(here.__value__)  # type: ignore[attr-defined]
+    raise AssertionError(f"no numpy scalar type in {hint}")
 
 
 def test_mypy_infers_what_the_user_script_asserts_and_reports_each_mistake():
