@@ -24,6 +24,7 @@ ELEMENTWISE = {
     "decode": fibnim.decode,
     "lowest_term": fibnim.lowest_term,
     "is_fibonacci": fibnim.is_fibonacci,
+    "term_count": fibnim.term_count,
     "digits": fibnim.digits,
     "to_string": fibnim.to_string,
     "second_canonical": fibnim.second_canonical,

@@ -32,12 +32,14 @@ test -e "$runtime" || { echo "no ASan runtime at $runtime" >&2; exit 1; }
 mkdir "$work/empty"
 cd "$work/empty"
 echo "== kernel tests, ASan runtime $runtime"
-# CPython keeps some memory to the end on purpose: leak reports would be noise
+# CPython keeps some memory to the end on purpose: leak reports would be noise;
+# --capture=sys leaves file descriptor 2 alone, so that a finding, which ends the
+# process inside a test, is printed (pytest's fd capture would take it along)
 LD_PRELOAD="$runtime" \
 ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 \
 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 FIBNIM_REQUIRE_EXTENSION=1 \
-    "$work/venv/bin/python" -m pytest -q -p no:cacheprovider \
+    "$work/venv/bin/python" -m pytest -q --capture=sys -p no:cacheprovider \
     "$root/tests/test_zeckendorf.py" "$root/tests/test_wythoff.py" \
     "$root/tests/test_fibonacci_nim.py" "$root/tests/test_power_nim.py" \
     "$root/tests/test_solvers.py" "$root/tests/test_parity.py" \

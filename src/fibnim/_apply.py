@@ -62,12 +62,14 @@ def _chunks(values: np.ndarray, core: int) -> Iterator[np.ndarray]:
 
 
 def kernel_input(chunk: np.ndarray) -> np.ndarray:
-    """A chunk as the native, C-contiguous uint64 a kernel reads: a view of it when
-    it is int64 or uint64 already (the kernel checks each value as it reads it,
-    so memory that others write is safe), otherwise a private converted copy
-    (signed values through int64, so that a negative one stays one)."""
-    kind, native = chunk.dtype.kind, chunk.dtype.isnative
-    if kind in "iu" and native and chunk.dtype.itemsize == 8 and chunk.flags.c_contiguous:
+    """A chunk as the native, aligned, C-contiguous uint64 a kernel reads: a view of
+    it when it is such int64 or uint64 already (the kernel checks each value as it
+    reads it, so memory that others write is safe), otherwise a private converted
+    copy (signed values through int64, so that a negative one stays one; C reads
+    no unaligned uint64)."""
+    kind, flags = chunk.dtype.kind, chunk.flags
+    plain = chunk.dtype.isnative and chunk.dtype.itemsize == 8 and flags.aligned
+    if kind in "iu" and plain and flags.c_contiguous:
         return chunk.view(np.uint64)
     wide = np.int64 if kind == "i" else np.uint64
     return np.array(chunk, dtype=wide, order="C").view(np.uint64)
@@ -143,7 +145,7 @@ def _targets(
     masked: bool = False,
 ) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """(targets, rows): C-contiguous arrays to fill (each out itself, unless it is
-    not C-contiguous or shares memory with an input, as numpy's ufuncs decide;
+    not C-contiguous, not aligned, or shares memory with an input, as numpy's ufuncs decide;
     then a copy of it when a mask leaves some of it as it was), and views of
     them with one row per input element (the first `ndim` axes flattened). Outs
     that share memory with each other are refused."""
@@ -153,7 +155,9 @@ def _targets(
                 raise ValueError(f"{where}: out[{j}] and out[{i}] share memory")
     targets = [
         out
-        if out.flags.c_contiguous and not any(overlap(out, a) for a in inputs)
+        if out.flags.c_contiguous
+        and out.flags.aligned
+        and not any(overlap(out, a) for a in inputs)
         else np.array(out, order="C")
         if masked
         else np.empty(out.shape, dtype=out.dtype)
