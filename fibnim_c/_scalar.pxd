@@ -2,7 +2,7 @@
 # Zeckendorf code of one uint64. Everything here is `noexcept nogil` and
 # assumes checked input; the public layer (fibnim._checks) does the checking.
 #
-# Conventions (spec/math.md section 2): code bit i set <=> F_{i+2} is a term.
+# Conventions (docs/math/zeckendorf.rst): code bit i set <=> F_{i+2} is a term.
 # A "wide" code of n < 2**64 needs 92 bits (F_2 .. F_93): the low 64 bits are
 # returned, bits 64..91 are stored through `hi`.
 
@@ -107,7 +107,7 @@ cdef inline uint64_t encode_one(uint64_t n) noexcept nogil:
     return code | CODE[n]
 
 
-# Wythoff arithmetic for 0 <= m <= 2**63 (spec/math.md section 4).
+# Wythoff arithmetic for 0 <= m <= 2**63 (docs/math/wythoff.rst).
 #
 # With F = floor((phi - 1) 2**128) (PHI_HI, PHI_LO), m F / 2**128 falls short of
 # m (phi - 1) by less than m / 2**128 <= 2**-65. For integers k, m >= 1,

@@ -235,7 +235,7 @@ def fibonacci_nim_winning_take(const uint64_t[::1] n, const uint64_t[::1] r, int
 
 
 cdef bint two_pile_p(uint64_t x, uint64_t y, uint64_t r) noexcept nogil:
-    # spec/two_pile_theorem.md, case by case (as fibnim._exact.fibonacci_nim)
+    # docs/math/fibonacci_nim.rst (two piles), case by case, as fibnim._exact does
     cdef uint64_t m = x if x < y else y
     cdef uint64_t large = x ^ y ^ m
     cdef uint64_t k = large - m

@@ -66,7 +66,7 @@ cdef Py_ssize_t winning_move_rows(const uint64_t[:, ::1] piles, const uint64_t[:
 
 def power_nim_winning_move(const uint64_t[:, ::1] piles, const uint64_t[::1] r,
                  int64_t[::1] pile, int64_t[::1] take, bint bouton, uint64_t limit):
-    """(pile[i], take[i]) = the move of spec/math.md section 7 from the first pile
+    """(pile[i], take[i]) = the move of docs/math/power_nim.rst from the first pile
     with n xor X < n: to n xor X (bouton), or sb(X) counters; -1 where none.
     Returns the first i with a pile or r above limit, or -1."""
     cdef Py_ssize_t first_bad

@@ -248,9 +248,9 @@ cdef Py_ssize_t moves(const uint64_t* x, const uint64_t* y, Py_ssize_t step, int
 
 def wythoff_winning_move(const uint64_t[::1] x, const uint64_t[::1] y, int64_t[::1] tx, int64_t[::1] ty,
                  bint misere, uint64_t limit):
-    """(tx[i], ty[i]) = Silber's winning move from (x[i], y[i]) (spec/math.md
-    section 4), in pile order; -1 where there is none. Returns the index of the
-    first pile above limit, or -1."""
+    """(tx[i], ty[i]) = Silber's winning move from (x[i], y[i]) (docs/math/wythoff.rst),
+    in pile order; -1 where there is none. Returns the index of the first pile
+    above limit, or -1."""
     cdef Py_ssize_t above = -1
     if x.shape[0]:
         with nogil:

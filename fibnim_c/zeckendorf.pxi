@@ -220,7 +220,7 @@ cdef Py_ssize_t second_canonical_digits_rows(const uint64_t[::1] n, uint8_t[:, :
         hi = (hi << 1) | (lo >> 63)
         lo <<= 1
         if low % 2 == 0:
-            # F_{2j} -> F_{2j-1} + F_{2j-3} + ... + F_1 (spec/math.md section 3)
+            # F_{2j} -> F_{2j-1} + F_{2j-3} + ... + F_1 (docs/math/zeckendorf.rst)
             if low <= 64:
                 lo ^= (<uint64_t>1) << (low - 1)
                 lo |= EVEN_BITS & ((<uint64_t>2 << (low - 2)) - 1)

@@ -525,3 +525,82 @@ def test_a_bad_value_in_a_dataset_is_a_data_error(tmp_path):
     assert result.returncode == 1
     assert "dataset: partition 1: classify: positions[1, 0] = -4 is negative" in result.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["dataset"]
+
+
+# --- pictures: fibnim wythoff --plot, fibnim classify --summary-plot ------------------------
+
+
+def is_png(path: Path) -> bool:
+    return path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_wythoff_plot_writes_a_picture_once(tmp_path):
+    pytest.importorskip("matplotlib")
+    picture = tmp_path / "move.png"
+    result = fibnim("wythoff", "24", "32", "--plot", str(picture))
+    assert result.returncode == 0, result.stderr
+    assert "winning move: to (12, 20)" in result.stdout and is_png(picture)
+    before = picture.read_bytes()
+    again = fibnim("wythoff", "3", "5", "--plot", str(picture))
+    assert again.returncode == 2 and "exists; --force overwrites it" in again.stderr
+    assert picture.read_bytes() == before
+    forced = fibnim("wythoff", "3", "5", "--plot", str(picture), "--force")
+    assert forced.returncode == 0 and picture.read_bytes() != before
+    svg = tmp_path / "move.svg"
+    assert fibnim("wythoff", "3", "5", "--plot", str(svg)).returncode == 0
+    assert svg.read_text().lstrip().startswith("<?xml")
+    wrong = fibnim("wythoff", "3", "5", "--plot", str(tmp_path / "move.txt"))
+    assert wrong.returncode == 2 and "name a picture file, one of" in wrong.stderr
+    assert not (tmp_path / "move.txt").exists()
+
+
+def test_summary_plot_draws_each_chunk(tmp_path, monkeypatch):
+    pytest.importorskip("matplotlib")
+    from fibnim import cli
+
+    drawn = {}
+    monkeypatch.setattr(cli, "save_figure", lambda figure, *rest: drawn.update(figure=figure))
+    positions = positions_for("wythoff", 5000)
+    # small piles: many P-positions, so that the shares differ from chunk to chunk
+    positions = positions % 40
+    np.save(tmp_path / "in.npy", positions)
+    arguments = [str(tmp_path / "in.npy"), "-o", str(tmp_path / "out.npy"), "--game", "wythoff"]
+    picture = str(tmp_path / "summary.png")
+    assert cli.main(["classify", *arguments, "--chunk", "1000", "--summary-plot", picture]) == 0
+    share, rate = drawn["figure"].axes
+    expected = [
+        100 * classify(positions[i : i + 1000], "wythoff")[:, 0].mean()
+        for i in range(0, 5000, 1000)
+    ]
+    assert np.allclose(share.lines[0].get_ydata(), expected)
+    assert (np.asarray(rate.lines[0].get_ydata()) > 0).all()
+
+
+def test_summary_plot_checks_come_before_the_run(tmp_path):
+    pytest.importorskip("matplotlib")
+    picture = tmp_path / "summary.png"
+    picture.write_bytes(b"mine")
+    result = fibnim(
+        "classify", "--random", "1000", "--game", "nim", "--summary-plot", str(picture)
+    )
+    assert result.returncode == 2 and "exists; --force overwrites it" in result.stderr
+    assert picture.read_bytes() == b"mine"
+    written = fibnim(
+        "classify", "--random", "1000", "--game", "nim", "--summary-plot", str(picture), "--force"
+    )
+    assert written.returncode == 0, written.stderr
+    assert is_png(picture)
+
+
+def test_pictures_without_matplotlib_are_a_clear_usage_error(tmp_path):
+    code = (
+        "import sys; sys.modules['matplotlib'] = None\n"
+        "from fibnim.cli import main\n"
+        f"sys.exit(main(['wythoff', '3', '5', '--plot', {str(tmp_path / 'p.png')!r}]))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=subprocess_env()
+    )
+    assert result.returncode == 2
+    assert 'needs matplotlib: pip install "fibnim[plot]"' in result.stderr
+    assert not (tmp_path / "p.png").exists()

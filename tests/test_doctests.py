@@ -5,6 +5,7 @@ from __future__ import annotations
 import doctest
 import importlib
 import pkgutil
+import re
 from pathlib import Path
 
 import pytest
@@ -24,6 +25,8 @@ def _modules() -> list[str]:
 
 @pytest.mark.parametrize("module", _modules())
 def test_docstring_examples(module):
+    if module == "fibnim.plot":
+        pytest.importorskip("matplotlib")  # an optional dependency
     imported = importlib.import_module(module)
     result = doctest.testmod(imported, optionflags=FLAGS)
     assert result.failed == 0
@@ -38,3 +41,17 @@ def test_readme_examples():
         pytest.skip("README.md is not beside the tests (an installed test run)")
     result = doctest.testfile(str(README), module_relative=False, optionflags=FLAGS)
     assert result.failed == 0 and result.attempted > 0
+
+
+def test_the_docs_named_in_the_code_exist():
+    # the code points into docs/ for the mathematics; each page it names is there
+    root = README.parent
+    if not (root / "docs").is_dir():
+        pytest.skip("docs/ is not beside the tests (an installed test run)")
+    named = set()
+    for folder in ("src", "fibnim_c", "tests"):
+        for path in (root / folder).rglob("*"):
+            if path.suffix in {".py", ".pyx", ".pxi", ".pxd", ".h"}:
+                named.update(re.findall(r"docs/[\w/]+\.rst", path.read_text(encoding="utf-8")))
+    assert len(named) >= 6
+    assert [name for name in sorted(named) if not (root / name).is_file()] == []

@@ -1,4 +1,5 @@
-"""fibnim.fibonacci_nim against exhaustive search over the rules (spec/math.md 5-6)."""
+"""fibnim.fibonacci_nim against exhaustive search over the rules
+(docs/math/fibonacci_nim.rst)."""
 
 from __future__ import annotations
 
@@ -60,7 +61,7 @@ def test_one_pile_scalars_and_large_values():
 
 
 def theorem_case(m: int, k: int, r: int) -> str:
-    """Which case of spec/two_pile_theorem.md decides (m, m + k; r), r >= 1."""
+    """Which case of docs/math/fibonacci_nim.rst (two piles) decides (m, m + k; r), r >= 1."""
     t = max(i for i in range(2, 90) if F[i] <= r)
     rest, terms = k, []
     for i in range(89, 1, -1):

@@ -1,4 +1,4 @@
-"""fibnim.power_nim against exhaustive search over the rules (spec/math.md section 7)."""
+"""fibnim.power_nim against exhaustive search over the rules (docs/math/power_nim.rst)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""fibnim.wythoff against the rules of the game (spec/math.md section 4)."""
+"""fibnim.wythoff against the rules of the game (docs/math/wythoff.rst)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""fibnim.zeckendorf against spec/math.md sections 1-3 and the contract of spec/api.md."""
+"""fibnim.zeckendorf against docs/math/zeckendorf.rst and docs/conventions.rst."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ def greedy_code(n: int) -> int:
     return code
 
 
-# --- the worked examples of the spec ---------------------------------------------
+# --- the worked examples of the docs ---------------------------------------------
 
 
 def test_spec_examples():
@@ -344,7 +344,8 @@ def test_second_canonical_against_its_definition():
     assert fibnim.second_canonical(values).tolist() == [
         second_canonical_by_definition(v) for v in values
     ]
-    # The rule of spec/math.md section 3: canonical form of n - 1, plus F_1, rounded up.
+    # Silber's rule (docs/math/zeckendorf.rst): the canonical form of n - 1, plus
+    # F_1, rounded up
     for n in (8, 12, 46, 1000):
         assert fibnim.parse(fibnim.second_canonical(n), style="silber") == n
 

@@ -1,6 +1,6 @@
 """Input coercion and validation, shared by every public module.
 
-The contract (spec/api.md): Python ints and numpy integer scalars are scalars;
+The contract (docs/conventions.rst): Python ints and numpy integer scalars are scalars;
 lists, tuples and ndarrays of an integer dtype are arrays; object arrays of
 Python ints are answered exactly, up to `DIGITS_LIMIT` bits, which keeps every
 call's work bounded (a second or two at the limit). Floats (NaN included),

@@ -780,3 +780,35 @@ def _umask() -> int:
     mask = os.umask(0o22)  # the one way to read it is to set it
     os.umask(mask)
     return mask
+
+
+def figure_format(path: str, force: bool, option: str) -> str:
+    """The format a picture at `path` is saved in, from its extension, once it is
+    known that matplotlib is there and that `path` may be written (checked
+    before a run, so that a long one does not end in a usage error)."""
+    try:
+        from matplotlib.figure import Figure
+    except ImportError:
+        raise UsageError(
+            f'{option} needs matplotlib: pip install "fibnim[plot]" (or matplotlib)'
+        ) from None
+    kind = os.path.splitext(path)[1][1:].lower()
+    formats = Figure().canvas.get_supported_filetypes()
+    if kind not in formats:
+        raise UsageError(
+            f"{option} {path}: name a picture file, one of " + ", ".join(f".{f}" for f in formats)
+        )
+    if os.path.exists(path) and not force:
+        raise UsageError(f"{path}: exists; --force overwrites it")
+    return kind
+
+
+def save_figure(figure: Any, path: str, kind: str, replace: bool) -> None:
+    """figure saved at path as a whole or not at all (see _AtomicFile)."""
+    target = _AtomicFile(path, replace)
+    try:
+        figure.savefig(target.stream, format=kind)
+        target.commit(lambda: None)
+    except BaseException:
+        target.abort()
+        raise

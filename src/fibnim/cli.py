@@ -44,7 +44,9 @@ from fibnim._files import (
     Source,
     UsageError,
     checked,
+    figure_format,
     open_source,
+    save_figure,
 )
 
 CHUNK = 1 << 17  # positions per task at most, by default: a few MB
@@ -138,6 +140,13 @@ def parser() -> argparse.ArgumentParser:
     game.add_argument("x", type=_integer, metavar="X")
     game.add_argument("y", type=_integer, metavar="Y")
     game.add_argument("--misere", action="store_true", help="misere play (last mover loses)")
+    game.add_argument(
+        "--plot",
+        metavar="FILE",
+        help="draw the position, the safe pairs near it and the winning move into FILE "
+        "(.png, .svg, .pdf, ...; needs matplotlib)",
+    )
+    game.add_argument("--force", action="store_true", help="overwrite FILE if it exists")
     _classify_parser(commands)
     bench = commands.add_parser(
         "bench",
@@ -221,7 +230,15 @@ def _classify_parser(commands: Any) -> None:
         help="the field delimiter of CSV/TSV input and output (default: , for .csv and "
         "stdin, a tab for .tsv)",
     )
-    run.add_argument("--force", action="store_true", help="overwrite OUTPUT if it exists")
+    run.add_argument(
+        "--summary-plot",
+        metavar="FILE",
+        help="draw the share of P-positions and the throughput of each chunk into FILE "
+        "(.png, .svg, .pdf, ...; needs matplotlib)",
+    )
+    run.add_argument(
+        "--force", action="store_true", help="overwrite OUTPUT (and the plot) if it exists"
+    )
     run.add_argument("-q", "--quiet", action="store_true", help="no progress bar, no summary")
     run.add_argument(
         "--json",
@@ -253,12 +270,14 @@ class _Random(Source):
 
 @dataclass
 class _Done:
-    """A classified chunk: its row count and P-positions, and, unless the
-    results went straight into the output's memory map, the positions and
-    their results for the sink to write."""
+    """A classified chunk: its row count, P-positions and the seconds its
+    classification took on its thread, and, unless the results went straight
+    into the output's memory map, the positions and their results for the sink
+    to write."""
 
     rows: int
     p_positions: int
+    seconds: float
     positions: NDArray[Any] | None = None
     result: NDArray[np.int64] | None = None
 
@@ -293,16 +312,18 @@ def _solve(
     gets them here, from this thread's buffer, which stays in the cache."""
     direct = sink is not None and sink.direct
     out = _buffer(len(positions), 1 + positions.shape[1]) if direct else None
+    began = time.perf_counter()
     try:
         result = classify(positions, game, bound, out=out)
     except (ValueError, OverflowError):
         checked(name, np.asarray(positions), first, "row")  # raises, naming the file's row
         raise
+    seconds = time.perf_counter() - began
     p_positions = int(np.count_nonzero(result[:, 0]))
     if sink is not None and direct:
         sink.put(first, result)
-        return _Done(len(result), p_positions)
-    return _Done(len(result), p_positions, positions, result)
+        return _Done(len(result), p_positions, seconds)
+    return _Done(len(result), p_positions, seconds, positions, result)
 
 
 def _random_rows(
@@ -454,7 +475,14 @@ def _classify(arguments: argparse.Namespace) -> int:
     if arguments.input is not None and arguments.output is None:
         raise UsageError("-o OUTPUT is needed with INPUT")
     if arguments.input is not None and os.path.isdir(arguments.input):
+        if arguments.summary_plot:
+            raise UsageError("--summary-plot goes with files and --random, not a dataset")
         return _classify_dataset(arguments, rules)
+    plot_kind = (
+        figure_format(arguments.summary_plot, arguments.force, "--summary-plot")
+        if arguments.summary_plot
+        else None
+    )
     if arguments.random is not None:
         source: Source = _Random(
             arguments.random, rules.name, arguments.piles or rules.piles or 2, arguments.seed
@@ -480,6 +508,7 @@ def _classify(arguments: argparse.Namespace) -> int:
     chunk = arguments.chunk = arguments.chunk or default_chunk(threads, len(source.columns))
     bar = _progress(source.rows, arguments.quiet)
     start, positions_done, p_positions = time.perf_counter(), 0, 0
+    chunks: list[tuple[int, int, float]] = []  # rows, P-positions, seconds
     pool = ThreadPoolExecutor(max_workers=arguments.threads) if client is None else None
     try:
         with _Signals() as signals:
@@ -491,6 +520,7 @@ def _classify(arguments: argparse.Namespace) -> int:
                     sink.write(done.positions, done.result, done.rows)
                 positions_done += done.rows
                 p_positions += done.p_positions
+                chunks.append((done.rows, done.p_positions, done.seconds))
                 if bar is not None:
                     bar.update(done.rows)
             if sink is not None:
@@ -517,7 +547,31 @@ def _classify(arguments: argparse.Namespace) -> int:
         seconds=time.perf_counter() - start,
         where=f"dask at {arguments.dask}, {threads} workers" if client else f"{threads} threads",
     )
+    if plot_kind is not None:
+        _summary_plot(arguments, rules.name, chunks, plot_kind)
     return 0
+
+
+def _summary_plot(
+    arguments: argparse.Namespace, game: GameName, chunks: list[tuple[int, int, float]], kind: str
+) -> None:
+    """--summary-plot: each chunk's share of P-positions and throughput (its rows
+    over the seconds its classification took on its thread)."""
+    from matplotlib.figure import Figure
+
+    from fibnim.plot import classify_summary
+
+    rows, p_positions, seconds = (list(column) for column in zip(*chunks, strict=True))
+    figure = Figure(figsize=(7, 6), layout="constrained")
+    classify_summary(
+        rows,
+        p_positions,
+        seconds,
+        title=f"fibnim classify --game {game}: {sum(rows)} positions, {len(rows)} chunks\n"
+        f"backend {fibnim.backend}, implementation {_backend.implementation()}",
+        axes=figure.subplots(2, 1, sharex=True),
+    )
+    save_figure(figure, arguments.summary_plot, kind, arguments.force)
 
 
 def _summary(
@@ -730,7 +784,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             for code in arguments.codes:
                 print(f"{code}\t{fibnim.decode(code)}")
         elif arguments.command == "wythoff":
-            _wythoff(arguments.x, arguments.y, arguments.misere)
+            _wythoff(arguments.x, arguments.y, arguments.misere, arguments.plot, arguments.force)
         elif arguments.command == "bench":
             from fibnim import bench
 
@@ -784,7 +838,8 @@ def _out_of_memory(error: Exception) -> bool:
     )  # pyarrow's thread pools
 
 
-def _wythoff(x: int, y: int, misere: bool) -> None:
+def _wythoff(x: int, y: int, misere: bool, plot: str | None, force: bool) -> None:
+    kind = figure_format(plot, force, "--plot") if plot else None
     safe = wythoff.is_safe(x, y, misere=misere)
     move = wythoff.winning_move(x, y, misere=misere)
     play = "misere play" if misere else "normal play"
@@ -792,3 +847,11 @@ def _wythoff(x: int, y: int, misere: bool) -> None:
     print(f"winning move: to {move}" if move else "winning move: none")
     if not misere:
         print(wythoff.explain(x, y))
+    if plot and kind:
+        from matplotlib.figure import Figure
+
+        from fibnim.plot import wythoff_position
+
+        figure = Figure(figsize=(6, 6), layout="constrained")
+        wythoff_position(x, y, misere=misere, ax=figure.subplots())
+        save_figure(figure, plot, kind, force)

@@ -1,4 +1,6 @@
-"""Fibonacci Nim (Whinihan) and global multi-pile Fibonacci Nim (spec/math.md 5-6).
+"""Fibonacci Nim (Whinihan) and global multi-pile Fibonacci Nim.
+
+The mathematics: docs/math/fibonacci_nim.rst.
 
 A position (n_1, ..., n_k; r): piles, and the most that may be taken now. A
 move takes s, 1 <= s <= r, from one pile, and the next player may take at
@@ -9,7 +11,7 @@ most 2 s. Whoever cannot move loses.
   n's lowest Zeckendorf term exceeds r.
 - Any number of piles, `global_is_p` and `global_winning_move`: r = None is
   no bound. One pile follows the one-pile rule, two piles the closed form of
-  spec/two_pile_theorem.md, three or more an exhaustive search
+  docs/math/fibonacci_nim.rst (two piles), three or more an exhaustive search
   (`fibnim.solvers`), which refuses positions beyond `solvers.state_limit()`.
 
 Arrays: `is_p` and `winning_take` broadcast n and r. For the global

@@ -1,4 +1,4 @@
-"""Global power-of-two Nim and Bouton's Nim (spec/math.md section 7).
+"""Global power-of-two Nim and Bouton's Nim (docs/math/power_nim.rst).
 
 (n_1, ..., n_k; r): a move takes s, 1 <= s <= r, from one pile, and the next
 player may take at most s. With X the xor of the piles and sb(X) the smallest

@@ -1,4 +1,4 @@
-"""Exhaustive solvers that know only the rules of the games (spec/math.md section 8).
+"""Exhaustive solvers that know only the rules of the games (docs/math/cornering.rst).
 
 fibnim's closed forms are held against these in its tests, and they answer
 what no closed form does: the cornering games of other chess pieces, Grundy
@@ -27,11 +27,13 @@ __all__ = [
     "state_limit",
 ]
 
-#: The pieces of math.md section 8, as move sets; join several with "+".
+#: The pieces of the cornering games (docs/math/cornering.rst), as move sets;
+#: join several with "+".
 PIECES = {"rook": 1, "bishop": 2, "queen": 3, "king": 4, "knight": 8}
 
-#: The largest board sides (the answers take size**2 bytes, and 8 size**2 for Grundy values).
+#: The largest board side of board() (its answers take size**2 bytes).
 BOARD_LIMIT = 30_000
+#: The largest board side of grundy() (its answers take 8 size**2 bytes).
 GRUNDY_LIMIT = 10_000
 
 #: The most states one search visits, by backend: 4 bytes a state for the

@@ -1,4 +1,4 @@
-"""Wythoff's Nim: safe pairs, winning moves, misere play (spec/math.md section 4).
+"""Wythoff's Nim: safe pairs, winning moves, misere play (docs/math/wythoff.rst).
 
 Two piles (x, y); a move takes any number of counters from one pile, or the
 same number from both. The P-positions (safe pairs) are (0, 0) and
@@ -229,7 +229,7 @@ def winning_move(
 ) -> Any:
     """A winning move from (x, y): the target position, in the piles' own order.
 
-    Silber's choice (spec/math.md section 4), with x <= y written s <= l:
+    Silber's choice (docs/math/wythoff.rst), with x <= y written s <= l:
     equal piles or an empty one go to (0, 0); if s is a B-number, l goes to
     s's partner; if s = a_n and l > b_n, l goes to b_n; otherwise (a_n < l <
     b_n) the same amount leaves both piles, to (a_d, b_d) with d = l - s.

@@ -1,7 +1,7 @@
 """Fibonacci numbers and the Zeckendorf number system, for ints and arrays.
 
 Every n >= 0 is, in exactly one way, a sum of non-consecutive Fibonacci
-numbers F_i with i >= 2 (spec/math.md section 2). Its *code* packs that sum
+numbers F_i with i >= 2 (docs/math/zeckendorf.rst). Its *code* packs that sum
 into an integer: bit i is set when F_{i+2} is a term, so 46 = 34 + 8 + 3 + 1
 has code 0b10010101 = 149.
 
@@ -491,7 +491,7 @@ def second_canonical(n: ArrayLike) -> Any:
     """Silber's second canonical representation of n >= 1, in Silber positions.
 
     A sum of Fibonacci numbers F_i, i >= 1, no two adjacent, whose smallest
-    index is odd; written from F_top down to F_1 (spec/math.md section 3).
+    index is odd; written from F_top down to F_1 (docs/math/zeckendorf.rst).
 
     Parameters
     ----------

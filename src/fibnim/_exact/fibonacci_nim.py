@@ -1,9 +1,10 @@
-"""Fibonacci Nim on Python ints, exact for any size (spec/math.md sections 5-6).
+"""Fibonacci Nim on Python ints, exact for any size (docs/math/fibonacci_nim.rst).
 
 A position (n_1, ..., n_k; r): piles and the most that may be taken now. A
 move takes s, 1 <= s <= r, from one pile; the next bound is 2 s. One pile is
 Whinihan's Fibonacci Nim; two piles have the closed form of
-spec/two_pile_theorem.md; more piles are searched (fibnim.solvers).
+docs/math/fibonacci_nim.rst (two piles); more piles are searched
+(fibnim.solvers).
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ def _bound_index(r: int) -> int:
 
 def two_pile_is_p(x: int, y: int, r: int | None) -> bool:
     """Whether (x, y; r) is a P-position, by Theorem 10 of Larsson and
-    Rubinstein-Salzedo as restated in spec/two_pile_theorem.md."""
+    Rubinstein-Salzedo as restated in docs/math/fibonacci_nim.rst (two piles)."""
     m, large = min(x, y), max(x, y)
     k = large - m
     if r is None or r > large:

@@ -1,4 +1,4 @@
-"""Power-of-two Nim and Bouton's Nim on Python ints (spec/math.md section 7).
+"""Power-of-two Nim and Bouton's Nim on Python ints (docs/math/power_nim.rst).
 
 (n_1, ..., n_k; r): a move takes s, 1 <= s <= r, from one pile; the next bound
 is s. With X the xor of the piles and sb(X) its smallest power of two

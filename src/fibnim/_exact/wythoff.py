@@ -1,4 +1,4 @@
-"""Wythoff's Nim on Python ints, exact for any size (spec/math.md section 4).
+"""Wythoff's Nim on Python ints, exact for any size (docs/math/wythoff.rst).
 
 a_n = floor(n phi) = (n + isqrt(5 n^2)) // 2 exactly, and b_n = a_n + n. The
 safe pairs (P-positions) are (0, 0) and (a_n, b_n), (b_n, a_n) for n >= 1.

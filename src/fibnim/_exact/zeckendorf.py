@@ -4,7 +4,7 @@ The reference the kernels are held against: plain greedy Zeckendorf, written
 to be obviously right. The pure twin's kernels and the public scalar paths use
 it; nothing here knows about arrays or checks its input.
 
-Conventions of spec/math.md section 2: a code has bit i set when F_{i+2} is a
+Conventions of docs/math/zeckendorf.rst: a code has bit i set when F_{i+2} is a
 term; a Silber code has bit i set when F_{i+1} is a term.
 """
 
