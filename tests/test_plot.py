@@ -125,6 +125,15 @@ def test_bad_arguments_are_clear_errors():
         plot.wythoff_position(-1, 3)
 
 
+def python_output(code: str) -> str:
+    """What code prints in a new interpreter on the test's backend."""
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=subprocess_env()
+    )
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
 def test_without_matplotlib_the_error_says_what_to_install():
     code = (
         "import sys; sys.modules['matplotlib'] = None\n"
@@ -134,23 +143,9 @@ def test_without_matplotlib_the_error_says_what_to_install():
         "except ImportError as error:\n"
         "    print(error)\n"
     )
-    result = subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        env=subprocess_env(),
-        check=True,
-    )
-    assert 'pip install "fibnim[plot]"' in result.stdout
+    assert 'pip install "fibnim[plot]"' in python_output(code)
 
 
 def test_import_fibnim_does_not_import_matplotlib():
     code = "import sys, fibnim, fibnim.plot; print('matplotlib' in sys.modules)"
-    result = subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        env=subprocess_env(),
-        check=True,
-    )
-    assert result.stdout.strip() == "False"
+    assert python_output(code).strip() == "False"

@@ -72,11 +72,17 @@ def test_mypy_infers_what_the_user_script_asserts_and_reports_each_mistake():
 
 
 def test_pyright_infers_what_the_user_script_asserts_and_reports_each_mistake():
-    checker = shutil.which("basedpyright")
+    # on PATH, or beside this interpreter (a virtual environment not activated)
+    checker = shutil.which("basedpyright") or shutil.which(
+        "basedpyright", path=str(pathlib.Path(sys.executable).parent)
+    )
     if checker is None:
         pytest.skip("basedpyright comes with the lint extra")
     done = subprocess.run(
-        [checker, "--outputjson", *map(str, SCRIPTS)], capture_output=True, text=True, check=False
+        [checker, "--outputjson", "--pythonpath", sys.executable, *map(str, SCRIPTS)],
+        capture_output=True,
+        text=True,
+        check=False,
     )
     found = json.loads(done.stdout)["generalDiagnostics"]
     errors = [
