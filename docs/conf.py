@@ -38,7 +38,7 @@ html_theme = "furo"
 html_title = f"fibnim {release}"
 
 autodoc_member_order = "bysource"
-autodoc_typehints = "description"
+autodoc_typehints = "signature"  # the overloads show the types; the docstrings explain them
 autodoc_default_options = {"members": True}
 napoleon_numpy_docstring = True
 napoleon_google_docstring = False
