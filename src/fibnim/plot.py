@@ -132,7 +132,7 @@ def wythoff_board(
     ax = _axes(ax)
     x, y = _grid(n)
     safe = wythoff.is_safe(x, y, misere=misere)
-    size = max(2.0, (120 / n) ** 2)
+    size = max(8.0, (120 / n) ** 2)
     ax.scatter(x[safe], y[safe], s=size, marker="s", color=P_COLOR, label="P-positions", zorder=3)
     if moves:
         # each row, column and diagonal holds one P-position: the direction of the
@@ -289,7 +289,7 @@ def fibonacci_nim_positions(bound: int, r: int | None = None, *, ax: Axes | None
     ax = _axes(ax)
     x, y = _grid(bound + 1)
     p = fibonacci_nim.global_is_p(np.stack([x, y], axis=1), r=r)
-    size = max(4.0, (300 / (bound + 1)) ** 2)
+    size = max(8.0, (300 / (bound + 1)) ** 2)
     ax.scatter(x[p], y[p], s=size, marker="s", color=P_COLOR, label="P-positions")
     bound_text = "no bound on the next take" if r is None else f"next take at most {r}"
     ax.set_title(f"Global Fibonacci Nim, two piles: P-positions\n({bound_text})")
