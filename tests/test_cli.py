@@ -426,22 +426,28 @@ def test_a_signal_is_never_lost_and_the_old_output_stays(tmp_path):
     rng = np.random.default_rng(3)
     np.save(tmp_path / "in.npy", rng.integers(0, 10**6, size=(rows, 2)))
     env = subprocess_env()
-    arguments = ["classify", "in.npy", "-o", "out.csv", "--game", "wythoff", "--force", "-q"]
+    command = [sys.executable, "-m", "fibnim", "classify", "in.npy", "--game", "wythoff", "-q"]
+    # the length of a whole run on this machine, so that the signals land inside one
+    started = time.monotonic()
+    subprocess.run([*command, "-o", "whole.csv"], cwd=tmp_path, env=env, check=True)
+    length = time.monotonic() - started
+    (tmp_path / "whole.csv").unlink()
     for attempt in range(8):  # reading, computing, writing: at random moments
         (tmp_path / "out.csv").write_text("old\n")
-        process = subprocess.Popen(
-            [sys.executable, "-m", "fibnim", *arguments],
+        with subprocess.Popen(
+            [*command, "-o", "out.csv", "--force"],
             cwd=tmp_path,
             env=env,
             stderr=subprocess.PIPE,
             text=True,
-        )
-        time.sleep(0.5 + 0.25 * attempt)  # from just after start-up
-        assert process.poll() is None, "the run ended before the signal: make it larger"
-        number = signal.SIGINT if attempt % 2 == 0 else signal.SIGTERM
-        sent = time.monotonic()
-        process.send_signal(number)
-        _, err = process.communicate(timeout=30)
+        ) as process:
+            # from just after start-up to 70 % of the run
+            time.sleep(0.4 + max(length - 0.4, 0.1) * attempt / 10)
+            assert process.poll() is None, "the run ended before the signal: make it larger"
+            number = signal.SIGINT if attempt % 2 == 0 else signal.SIGTERM
+            sent = time.monotonic()
+            process.send_signal(number)
+            _, err = process.communicate(timeout=30)
         assert process.returncode == 128 + number, err
         assert time.monotonic() - sent < 10
         assert f"stopped by {signal.Signals(number).name}" in err
