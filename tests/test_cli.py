@@ -596,6 +596,10 @@ def test_summary_plot_checks_come_before_the_run(tmp_path):
     )
     assert written.returncode == 0, written.stderr
     assert is_png(picture)
+    empty = tmp_path / "empty.png"  # no positions: the axes, no points
+    nothing = fibnim("classify", "--random", "0", "--game", "nim", "--summary-plot", str(empty))
+    assert nothing.returncode == 0, nothing.stderr
+    assert is_png(empty)
 
 
 def test_pictures_without_matplotlib_are_a_clear_usage_error(tmp_path):

@@ -561,12 +561,12 @@ def _summary_plot(
 
     from fibnim.plot import classify_summary
 
-    rows, p_positions, seconds = (list(column) for column in zip(*chunks, strict=True))
+    rows = [chunk[0] for chunk in chunks]
     figure = Figure(figsize=(7, 6), layout="constrained")
     classify_summary(
         rows,
-        p_positions,
-        seconds,
+        [chunk[1] for chunk in chunks],
+        [chunk[2] for chunk in chunks],
         title=f"fibnim classify --game {game}: {sum(rows)} positions, {len(rows)} chunks\n"
         f"backend {fibnim.backend}, implementation {_backend.implementation()}",
         axes=figure.subplots(2, 1, sharex=True),
@@ -847,7 +847,7 @@ def _wythoff(x: int, y: int, misere: bool, plot: str | None, force: bool) -> Non
     print(f"winning move: to {move}" if move else "winning move: none")
     if not misere:
         print(wythoff.explain(x, y))
-    if plot and kind:
+    if plot and kind is not None:
         from matplotlib.figure import Figure
 
         from fibnim.plot import wythoff_position
