@@ -72,10 +72,9 @@ def test_mypy_infers_what_the_user_script_asserts_and_reports_each_mistake():
 
 
 def test_pyright_infers_what_the_user_script_asserts_and_reports_each_mistake():
-    # on PATH, or beside this interpreter (a virtual environment not activated)
-    checker = shutil.which("basedpyright") or shutil.which(
-        "basedpyright", path=str(pathlib.Path(sys.executable).parent)
-    )
+    # the one installed with this interpreter (as mypy is imported from it), which
+    # reads this interpreter's packages, activated or not
+    checker = shutil.which("basedpyright", path=str(pathlib.Path(sys.executable).parent))
     if checker is None:
         pytest.skip("basedpyright comes with the lint extra")
     done = subprocess.run(
