@@ -54,6 +54,6 @@ def _benchmark(case: Case) -> type:
     return Kernel
 
 
-for _case in CASES:
+for _case in filter(Case.available, CASES):
     _class = _benchmark(_case)
     globals()[_class.__name__] = _class

@@ -394,7 +394,8 @@ def run(
     )
     settle_allocator()
     plan = Plan.named(mode)
-    cases = [c for c in CASES if names is None or c.name in names]
+    wanted = [c for c in CASES if names is None or c.name in names]
+    cases = [c for c in wanted if c.available()]
     results: dict[str, Any] = {
         "schema": 1,
         "mode": mode,
@@ -405,6 +406,10 @@ def run(
         "pipelines": [],
     }
     try:
+        if progress:
+            for case in wanted:
+                if not case.available():
+                    progress(f"{case.name}: left out, it needs {case.needs}")
         for case in cases:
             if progress:
                 progress(case.name)

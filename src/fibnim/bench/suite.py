@@ -9,6 +9,7 @@ benchmarks in `benchmarks/` and the `fibnim bench` report both read `CASES`.
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -50,6 +51,11 @@ class Case:
     reference: str = ""  # a case whose time in the same run x_reference divides by
     # x floor at 10**7 that each vector implementation must reach (the scalar one: twice it)
     path_target: float | None = None
+    needs: str = ""  # an optional package the case needs; left out where it is not installed
+
+    def available(self) -> bool:
+        """Whether this environment has what the case needs."""
+        return not self.needs or importlib.util.find_spec(self.needs) is not None
 
 
 @dataclass(frozen=True)
@@ -254,6 +260,7 @@ CASES: list[Case] = [
         make=_wythoff_series,
         call=lambda d: wythoff.is_safe(d["sx"].to_numpy(), d["sy"].to_numpy()),
         note="the reference of the Series case",
+        needs="pandas",
     ),
     Case(
         "wythoff.is_safe (pandas Series)",
@@ -262,6 +269,7 @@ CASES: list[Case] = [
         reference="wythoff.is_safe (Series.to_numpy())",
         targets={"x_reference": 1.5},
         note="the result a Series on the same index",
+        needs="pandas",
     ),
     Case(
         "fibonacci_nim.global_is_p (2 piles)",
