@@ -167,6 +167,37 @@ def test_the_u_test_is_exact():
         assert report._u_tail(list(larger), smaller) == pytest.approx(at_least / 35)
 
 
+def test_a_sample_is_many_short_calls_in_a_row_and_one_long_call():
+    # a call of tens of us timed alone moved its ratio to the floor 25%
+    # between runs of one tree; a sample lasts SAMPLE_SECONDS instead
+    made = {"call": 0, "floor": 0}
+    calls = {"call": 0, "floor": 0}
+
+    def maker(name: str, seconds: float):
+        def make():
+            made[name] += 1
+
+            def function():
+                calls[name] += 1
+                end = run.time.perf_counter() + seconds
+                while run.time.perf_counter() < end:
+                    pass
+
+            return function
+
+        return make
+
+    short = run.SAMPLE_SECONDS / 40
+    mine, theirs, ratios = run.paired(maker("call", short), maker("floor", 0.01), 3)
+    assert made == {"call": 4, "floor": 4}  # one to count the calls, one a turn
+    assert calls["floor"] == 1 + 3 * 2  # a call over 2 ms is a sample alone
+    per_sample = (calls["call"] - 1 - 3) / 3
+    assert 10 <= per_sample <= 40
+    assert len(ratios) == 3 and all(0.0 < r < 1.0 for r in ratios)
+    assert mine["median"] == pytest.approx(short, rel=0.5)
+    assert theirs["median"] == pytest.approx(0.01, rel=0.5)
+
+
 def test_compare_of_one_tree_is_quiet_and_a_real_slowdown_is_not(tmp_path, capsys):
     if "cython" not in _backend.available():
         pytest.skip("fibnim bench compares the compiled core, not built here")

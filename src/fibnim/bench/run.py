@@ -6,6 +6,7 @@ import contextlib
 import functools
 import importlib.metadata
 import itertools
+import math
 import os
 import platform
 import statistics
@@ -48,20 +49,36 @@ class Plan:
         return Plan((10**3, 10**4, 10**5, 10**6, 10**7), 10**4, 7, "full")
 
 
-def _seconds(function: Callable[[], Any]) -> float:
+SAMPLE_SECONDS = 0.002  # the least time one sample of a call lasts
+
+
+def _seconds(function: Callable[[], Any], loops: int = 1) -> float:
+    """Seconds per call of function(), over `loops` calls in a row."""
     start = time.perf_counter()
-    function()
-    return time.perf_counter() - start
+    for _ in range(loops):
+        function()
+    return (time.perf_counter() - start) / loops
+
+
+def _loops(function: Callable[[], Any]) -> int:
+    """How many calls in a row make a sample of function() last SAMPLE_SECONDS
+    (it is called once here, which warms it up). A call over 10**5 elements
+    lasts some 20 to 70 us; timed one at a time, a kernel's ratio to its floor
+    moved 25% between runs of one tree (Zen 5), which no test over the
+    repeats can tell from a regression; in samples of 2 ms it moved 3%."""
+    return max(1, math.ceil(SAMPLE_SECONDS / max(_seconds(function), 1e-9)))
 
 
 def _summary(samples: list[float]) -> dict[str, float]:
     return {"median": statistics.median(samples), "min": min(samples), "max": max(samples)}
 
 
-def timed(function: Callable[[], Any], repeats: int) -> dict[str, float]:
-    """Seconds per call of function(): median, min and max over repeats, after a warm-up."""
+def timed(function: Callable[[], Any], repeats: int, loops: int = 0) -> dict[str, float]:
+    """Seconds per call of function(): median, min and max over repeats, after a
+    warm-up, each repeat `loops` calls in a row (0: as many as last SAMPLE_SECONDS)."""
     function()
-    return _summary([_seconds(function) for _ in range(repeats)])
+    loops = loops or _loops(function)
+    return _summary([_seconds(function, loops) for _ in range(repeats)])
 
 
 def paired(
@@ -75,14 +92,16 @@ def paired(
     --compare` tests them. Each turn makes both anew (`make()`: fresh arrays,
     which land on other pages and cache sets) and warms them up: what differs
     between two runs then differs between turns too, and a test over the
-    turns sees it."""
+    turns sees it. Each turn's sample of either is as many calls in a row as
+    last SAMPLE_SECONDS."""
+    loops, floor_loops = _loops(make()), _loops(make_floor())
     mine, theirs = [], []
     for _ in range(repeats):
         function, floor = make(), make_floor()
         function()
         floor()
-        mine.append(_seconds(function))
-        theirs.append(_seconds(floor))
+        mine.append(_seconds(function, loops))
+        theirs.append(_seconds(floor, floor_loops))
     ratios = [a / b for a, b in zip(mine, theirs, strict=True)]
     return _summary(mine), _summary(theirs), ratios
 
@@ -191,7 +210,7 @@ def measure_case(case: Case, plan: Plan, seed: int = 2026) -> dict[str, Any]:
     sizes = [size for size in plan.sizes if size <= case.largest] or [min(plan.sizes)]
     rows = [measure_size(case, case.make(n, rng), n, plan, n == max(sizes)) for n in sizes]
     tiny = case.make(1, rng)
-    overhead = timed(lambda: case.call(tiny), 200)
+    overhead = timed(lambda: case.call(tiny), 200, loops=1)
     return {
         "name": case.name,
         "note": case.note,
