@@ -13,6 +13,14 @@ from _simd cimport *
 
 fill_tables()
 
+cdef extern from *:
+    # defined in the C that Cython generates for this module
+    long CYTHON_HEX_VERSION
+
+# the Cython that generated this module: the build's own, often not installed
+# where fibnim runs (pip builds in an isolated environment)
+CYTHON_VERSION = ".".join(str(CYTHON_HEX_VERSION >> shift & 0xFF) for shift in (24, 16, 8))
+
 
 def implementations(bint built=False):
     """The implementations this processor runs, best first (the last: "scalar");

@@ -103,3 +103,16 @@ def test_require_extension_with_the_extension_built():
     result = run_python("import fibnim; print(fibnim.backend)", FIBNIM_REQUIRE_EXTENSION="1")
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "cython"
+
+
+def test_the_cython_that_built_the_core_is_known():
+    # the bench reports it; the build's Cython is seldom where fibnim runs
+    version = _backend.built_with()
+    if "cython" not in _backend.available():
+        assert version is None
+        return
+    assert version is not None
+    assert tuple(map(int, version.split("."))) >= (3, 0, 0)  # pyproject.toml requires it
+    from fibnim.bench import run
+
+    assert run.machine()["cython"] == version

@@ -131,6 +131,11 @@ def implementation() -> str:
     return str(_CORE.implementation())
 
 
+def built_with() -> str | None:
+    """The version of Cython that generated the compiled core (None: not loaded)."""
+    return None if _CORE is None else str(_CORE.CYTHON_VERSION)
+
+
 def _unsupported(name: object) -> str:
     supported = implementations()
     if _CORE is None:

@@ -2,7 +2,8 @@
 
 results.json (validated against `SCHEMA`, a JSON Schema):
 - `schema` (1), `mode` (quick, default, full), `when`, `machine`: cpu, cores,
-  platform, python, numpy, cython, compiler_flags, fibnim, backend,
+  platform, python, numpy, cython (the version that generated the compiled
+  core), compiler_flags, fibnim, backend,
   implementation (the compiled core's implementation that ran the suite),
   implementations (those the processor runs, best first), features (its
   processor features that the implementations use). Runs before the

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import importlib.metadata
 import itertools
 import math
 import os
@@ -322,17 +321,13 @@ def machine() -> dict[str, Any]:
     except OSError:
         pass
     cpu = cpu or platform.processor() or platform.machine()
-    try:
-        cython_version: str | None = importlib.metadata.version("Cython")
-    except importlib.metadata.PackageNotFoundError:
-        cython_version = None
     return {
         "cpu": cpu,
         "cores": cores(),
         "platform": platform.platform(),
         "python": sys.version.split()[0],
         "numpy": np.__version__,
-        "cython": cython_version,
+        "cython": _backend.built_with(),
         "compiler_flags": sysconfig.get_config_var("CFLAGS"),
         "fibnim": fibnim.__version__,
         "backend": fibnim.backend,
