@@ -38,7 +38,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=0.20,
         help="a kernel this much slower against its floor (0.2: 20%%), significantly "
         "(p < 0.01 over the repeats), is a regression (default 0.2: same-tree runs "
-        "on a shared machine moved up to 8%%)",
+        "on a shared machine mostly moved less than 7%%, at worst 25%%)",
     )
     parser.add_argument(
         "--implementation",

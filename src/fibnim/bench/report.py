@@ -616,7 +616,7 @@ def compare(
     test (exact) at level `alpha`, as pyperf and asv decide. Ratios to a floor
     timed in turns with the kernel move little when the machine is busier or
     slower; single times moved up to 90% between two runs of one tree, and
-    ratios of samples of 2 ms (see run.paired) up to 8%. Five
+    ratios of samples of 2 ms (see run.paired) mostly within 7%. Five
     repeats a side are the fewest that can reach p < 0.01; runs have seven."""
     before = {k["name"]: {r["size"]: r for r in k["rows"]} for k in old["kernels"]}
     lines = [
