@@ -191,11 +191,11 @@ def test_a_sample_is_many_short_calls_in_a_row_and_one_long_call():
     mine, theirs, ratios = run.paired(maker("call", short), maker("floor", 0.01), 3)
     assert made == {"call": 4, "floor": 4}  # one to count the calls, one a turn
     assert calls["floor"] == 1 + 3 * 2  # a call over 2 ms is a sample alone
-    per_sample = (calls["call"] - 1 - 3) / 3
-    assert 10 <= per_sample <= 40
+    per_sample = (calls["call"] - 1 - 3) / 3  # 40 at most: a call lasts `short` or more
+    assert 2 <= per_sample <= 40
     assert len(ratios) == 3 and all(0.0 < r < 1.0 for r in ratios)
-    assert mine["median"] == pytest.approx(short, rel=0.5)
-    assert theirs["median"] == pytest.approx(0.01, rel=0.5)
+    assert short <= mine["median"] < 2 * short  # per call, not per sample
+    assert 0.01 <= theirs["median"] < 0.02
 
 
 def test_compare_of_one_tree_is_quiet_and_a_real_slowdown_is_not(tmp_path, capsys):
