@@ -231,6 +231,33 @@ def test_compare_of_one_tree_is_quiet_and_a_real_slowdown_is_not(tmp_path, capsy
         _backend.use(before)
 
 
+def test_a_baseline_that_is_not_a_results_file_is_a_usage_error_before_the_run(
+    tmp_path, monkeypatch, capsys
+):
+    from fibnim import cli
+
+    def no_run(*arguments):
+        raise AssertionError("the suite ran before the baseline was read")
+
+    monkeypatch.setattr(run, "run", no_run)
+    not_json = tmp_path / "notes.json"
+    not_json.write_text("kernels: none\n")
+    foreign = tmp_path / "other.json"
+    foreign.write_text(json.dumps({"benchmarks": [{"name": "x", "stats": {}}]}))
+    no_times = tmp_path / "no_times.json"
+    no_times.write_text(json.dumps({"kernels": [{"name": "k", "rows": [{"size": 10}]}]}))
+    cases = {
+        tmp_path / "missing.json": "No such file",
+        not_json: "not JSON",
+        foreign: "not the results.json of a fibnim bench run",
+        no_times: "not the results.json of a fibnim bench run",
+    }
+    for path, said in cases.items():
+        assert cli.main(["bench", "--quick", "--compare", str(path)]) == 2  # not 1: a regression
+        error = capsys.readouterr().err
+        assert str(path) in error and said in error
+
+
 def test_the_command(tmp_path, quick_results, capsys):
     if "cython" not in _backend.available():
         pytest.skip("fibnim bench compares the compiled core, not built here")

@@ -16,8 +16,10 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 from fibnim import _backend
+from fibnim._files import UsageError
 from fibnim.bench import report, run
 from fibnim.bench.suite import CASES
 
@@ -56,9 +58,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def baseline(path: Path) -> dict[str, Any]:
+    """The results.json that --compare names, read before the run: a missing or
+    foreign file is a usage error (exit 2), never a regression (exit 1)."""
+    try:
+        old = json.loads(path.read_text())
+    except OSError as error:
+        raise UsageError(f"--compare {path}: {error.strerror or error}") from error
+    except ValueError as error:  # not UTF-8, or not JSON
+        raise UsageError(f"--compare {path}: not JSON ({error})") from error
+    if not report.comparable(old):
+        raise UsageError(
+            f"--compare {path}: not the results.json of a fibnim bench run (it needs "
+            "kernels, each with a name and rows of sizes and times)"
+        )
+    return dict(old)
+
+
 def main(arguments: argparse.Namespace) -> int:
     """Run the suite, write or print the report, compare; 1 if a regression was found."""
-    old = json.loads(arguments.compare.read_text()) if arguments.compare else None
+    old = baseline(arguments.compare) if arguments.compare else None
     mode = "quick" if arguments.quick else "full" if arguments.full else "default"
 
     def progress(name: str) -> None:

@@ -649,6 +649,20 @@ def compare(
     return "\n".join(lines), regressions
 
 
+def comparable(results: Any) -> bool:
+    """Whether `results` (a parsed results.json) holds what `compare` reads."""
+    try:
+        for kernel in results["kernels"]:
+            str(kernel["name"])
+            for row in kernel["rows"]:
+                float(row["size"])
+                if not all(ratio > 0 for ratio in _ratios(row)):
+                    return False
+    except (KeyError, TypeError, ValueError, ZeroDivisionError):
+        return False
+    return True
+
+
 def _ratios(row: dict[str, Any]) -> list[float]:
     """A row's repeats of time over floor (one, from the medians, in older runs)."""
     samples: list[float] | None = row.get("x_floor_samples")
