@@ -27,7 +27,7 @@ from typing import Any, Literal, Protocol, overload
 import numpy as np
 from numpy.typing import NDArray
 
-from fibnim import _backend, _dask, _labelled, _stop, solvers
+from fibnim import _backend, _dask, _labelled, _stop, fibonacci_nim, solvers
 from fibnim._apply import CHUNK, INT64_MAX, UINT64_MAX, overlap, result_array
 from fibnim._checks import NONNEGATIVE, Bound, check_chunk, check_int, integers, one_int
 
@@ -119,8 +119,25 @@ def _global_fibonacci_nim(positions: NDArray[Any], bound: int | None) -> Run:
     steps = np.zeros(k, dtype=np.int64)  # a pile empty in every row has no axis
     steps[search.axes] = np.array(table.strides, dtype=np.int64) // table.itemsize
     flat, box = table.reshape(-1), np.array(search.dims, dtype=np.uint64)
-    run = kernels.classify_searched
-    return lambda piles, out, limit: int(run(piles, out, flat, steps, box, r, limit))
+    searched, two_piles = kernels.classify_searched, kernels.classify_two_piles
+
+    def run(piles: NDArray[np.uint64], out: NDArray[np.int64], limit: int) -> int:
+        bad = int(searched(piles, out, flat, steps, box, r, limit))
+        if bad < 0:
+            # Rows with at most two non-empty piles: the closed form's move, as
+            # for the same position without its empty piles
+            which, columns = fibonacci_nim.few_piles(piles)
+            pair = np.take_along_axis(piles[which], columns, axis=1)
+            answers = np.empty((len(which), 3), dtype=np.int64)
+            if (bad := int(two_piles(pair, answers, r, limit))) >= 0:
+                return int(which[bad])  # changed since the search read it
+            targets = out[which, 1:]
+            np.put_along_axis(targets, columns, answers[:, 1:], axis=1)
+            targets[answers[:, 0] == 1] = -1
+            out[which, 1:] = targets
+        return bad
+
+    return run
 
 
 def _power_nim(positions: NDArray[Any], bound: int | None) -> Run:

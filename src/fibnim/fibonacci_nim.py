@@ -138,6 +138,12 @@ def _one_position(
     where: str, piles: list[int], r: int | None, table: solvers.Thresholds | None, moves: bool
 ) -> Any:
     """P or not, or the winning move (pile, take) or None, of one position."""
+    kept = [i for i, n in enumerate(piles) if n]
+    if len(kept) <= 2 < len(piles):
+        # Empty piles offer no move: the position is the one of its other piles,
+        # answered by the same rule (the closed forms, not the search's choice)
+        answer = _one_position(where, [piles[i] for i in kept], r, None, moves)
+        return (kept[answer[0]], answer[1]) if moves and answer is not None else answer
     if len(piles) >= 3:
         search = solvers.Thresholds(np.array([piles]), where) if table is None else table
         if moves:
@@ -239,6 +245,7 @@ def _searched(where: str, piles: NDArray[Any], bound: NDArray[Any] | None, moves
         at = None if bounds is None else bounds[first:stop]
         if moves:
             _, answers[0][first:stop], answers[1][first:stop] = search.moves(chunk, at)
+            _two_pile_moves(where, chunk, at, answers[0][first:stop], answers[1][first:stop])
         else:
             p[first:stop] = search.is_p(chunk, at)
     return (
@@ -246,6 +253,35 @@ def _searched(where: str, piles: NDArray[Any], bound: NDArray[Any] | None, moves
         if moves
         else finish(p.reshape(shape), len(shape))
     )
+
+
+def few_piles(rows: NDArray[Any]) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
+    """The rows of rows (N, k >= 3) with at most two non-empty piles, and for each
+    the columns of those piles in order, padded with columns of empty ones: (which,
+    columns), columns of shape (len(which), 2)."""
+    which = np.flatnonzero(np.count_nonzero(rows, axis=1) <= 2)
+    columns = np.argsort(rows[which] == 0, axis=1, kind="stable")[:, :2]
+    return which, columns
+
+
+def _two_pile_moves(
+    where: str,
+    rows: NDArray[np.int64],
+    bounds: NDArray[Any] | None,
+    pile: NDArray[np.int64],
+    take: NDArray[np.int64],
+) -> None:
+    """Overwrite the searched moves of rows with at most two non-empty piles by
+    the closed forms' moves, so that empty piles change nothing but the pile
+    index (the search's least take may differ from the closed form's choice)."""
+    which, columns = few_piles(rows)
+    if not which.size:
+        return
+    pair = np.take_along_axis(rows[which], columns, axis=1)
+    at = _UNBOUNDED if bounds is None else bounds[which]
+    side, counters = _arrays(where, pair, at, True, None)
+    pile[which] = np.where(side >= 0, columns[np.arange(len(which)), side.clip(0)], -1)
+    take[which] = counters
 
 
 @overload
@@ -356,7 +392,9 @@ def complementary_value(piles: Sequence[int], *, limit: int = 1000) -> int | Non
         raise TypeError("complementary_value: piles must be one position, a list or tuple of ints")
     limit = one_int(limit, "complementary_value", "limit")
     search = solvers.Thresholds(np.array([[*values, limit]]), "complementary_value")
-    # T over b = 0..limit (one entry for limit 0, whose axis is left out)
-    column = np.atleast_1d(search.table[tuple(values[j] for j in search.axes[: len(values)])])
+    # T over b = 0..limit: index every pile's axis (empty piles have none), which
+    # leaves the axis of b, or one entry where limit = 0 leaves that out too
+    piles_axes = [j for j in search.axes if j < len(values)]
+    column = np.atleast_1d(search.table[tuple(values[j] for j in piles_axes)])
     found = np.flatnonzero(column == 0)
     return int(found[0]) if found.size else None
