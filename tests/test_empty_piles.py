@@ -114,7 +114,7 @@ def test_classify_of_every_small_position(game, k, r):
     rules, growth = (FIBONACCI, 2) if game == "global-fibonacci-nim" else (POWER, 1)
     rows = np.array(PILES[k], dtype=np.int64)
     result = classify(rows, game, r)
-    for row, answer in zip(PILES[k], result.tolist()):
+    for row, answer in zip(PILES[k], result.tolist(), strict=True):
         p = rules(row, r) == "P"
         assert answer[0] == int(p), (game, row, r)
         if p:
