@@ -258,6 +258,14 @@ def positions(piles: Any, where: str) -> list[int] | np.ndarray:
     return array
 
 
+def flag(value: Any, where: str, name: str) -> bool:
+    """An option that must be a bool (numpy's included): "yes", "False", 1 or None
+    would otherwise pass as whatever Python's truth makes of them."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{where}: {name} must be True or False, not {shown(value)}")
+    return bool(value)
+
+
 def one_int(
     value: Any, where: str, name: str, low: Bound | None = NONNEGATIVE, high: Bound | None = None
 ) -> int:

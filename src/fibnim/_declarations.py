@@ -34,7 +34,7 @@ from numpy.typing import DTypeLike
 
 from fibnim import _backend, _dask
 from fibnim._apply import INT64_MAX, apply, outs_of
-from fibnim._checks import DIGITS_LIMIT, Bound, Test
+from fibnim._checks import DIGITS_LIMIT, Bound, Test, flag
 from fibnim._exact import fibonacci_nim as nim
 from fibnim._exact import wythoff
 from fibnim._exact import zeckendorf as zeck
@@ -122,7 +122,7 @@ class Declaration:
         """The general path's answer for `values` (one per input): scalars, object
         arrays, integer arrays chunk by chunk; `where` as numpy's ufuncs take it."""
         kernels = _backend.active().modules[self.topic]
-        settings = tuple(bool(options[name]) for name in self.options)
+        settings = tuple(flag(options[name], self.function, name) for name in self.options)
         kernel = getattr(kernels, self.function)
         arguments = list(zip(values, self.inputs, strict=True))
         exact = self.exact
@@ -376,8 +376,10 @@ def declared(name: str) -> Callable[[Function], Function]:
             return lazy  # type: ignore[return-value]
 
         def plain(options: dict[str, Any]) -> bool:
-            # options alone (an input given by name is not one), none of them set
-            return options.keys() <= names and not any(options.values())
+            # options alone (an input given by name is not one), each of them False
+            return options.keys() <= names and all(
+                value is False or value is np.False_ for value in options.values()
+            )
 
         names = set(declaration.options)
 

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from fibnim import fibonacci_nim, solvers, wythoff, zeckendorf
+from fibnim._checks import flag
 from fibnim._exact import zeckendorf as exact
 
 if TYPE_CHECKING:
@@ -129,6 +130,7 @@ def wythoff_board(
     [(0, 0), (1, 2), (2, 1), (3, 5), (5, 3)]
     """
     n = _size(n, "wythoff_board")
+    moves = flag(moves, "wythoff_board", "moves")
     ax = _axes(ax)
     x, y = _grid(n)
     safe = wythoff.is_safe(x, y, misere=misere)

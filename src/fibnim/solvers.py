@@ -15,7 +15,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from fibnim import _backend, _stop
-from fibnim._checks import Bound, one_int, positions
+from fibnim._checks import Bound, flag, one_int, positions
 
 __all__ = [
     "BOARD_LIMIT",
@@ -89,7 +89,8 @@ def board(piece: str, size: int, *, misere: bool = False) -> NDArray[np.bool_]:
     """
     mask, size = _game(piece, size, "board", BOARD_LIMIT)
     out = np.zeros((size, size), dtype=np.bool_)
-    _backend.kernels("solvers").board(mask, size, bool(misere), out.view(np.uint8))
+    misere = flag(misere, "board", "misere")
+    _backend.kernels("solvers").board(mask, size, misere, out.view(np.uint8))
     return out
 
 
@@ -226,6 +227,7 @@ def global_outcome(
         raise TypeError("global_outcome: piles must be one position, a list or tuple of ints")
     if r is not None:
         r = one_int(r, "global_outcome", "r")
+    power = flag(power, "global_outcome", "power")
     dims = [n for n in values if n > 0]  # empty piles change nothing
     table = threshold_table(dims, power, "global_outcome")
     return "P" if outcome_from_threshold(int(table[tuple(dims)]), r) else "N"

@@ -20,7 +20,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from fibnim._apply import INT64_MAX, Int, Out
-from fibnim._checks import TERMS, one_int
+from fibnim._checks import TERMS, flag, one_int
 from fibnim._declarations import PAIR_LIMIT, declared
 from fibnim._exact import wythoff as ints
 from fibnim._exact import zeckendorf as zeck
@@ -278,7 +278,9 @@ def winning_moves(x: int, y: int, *, misere: bool = False) -> list[tuple[int, in
     [(0, 1), (2, 2)]
     """
     return ints.winning_moves(
-        one_int(x, "winning_moves", "x"), one_int(y, "winning_moves", "y"), misere
+        one_int(x, "winning_moves", "x"),
+        one_int(y, "winning_moves", "y"),
+        flag(misere, "winning_moves", "misere"),
     )
 
 
