@@ -3,6 +3,8 @@ text paths (pyarrow's and fibnim's own), which must write the same bytes."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -163,3 +165,75 @@ def test_parquet_moves_are_nullable_integers_in_pandas(tmp_path, files):
     expected = classify(piles, "wythoff")
     assert (frame["move_2"].fillna(-1).to_numpy() == expected[:, 2]).all()
     assert (frame["outcome"] == np.where(expected[:, 0] == 1, "P", "N")).all()
+
+
+# Field texts as files have them: decimal integers only are read, by both readers
+FIELDS = [
+    "7", "007", "+7", "-0", "+0", " 7", "7 ", "\t7", '"7"', "0x10", "0X1f", "0x", "x10",
+    "+-7", "--7", "-+7", "1_000", "1e3", "7.0", "٣", "7\u00a0", "", "+", "-", "9223372036854775807",
+    "9223372036854775808", "-9223372036854775808",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("field", FIELDS)
+def test_both_readers_take_exactly_the_same_text(tmp_path, monkeypatch, field, files):
+    # a first row that is decimal, then the field: pyarrow types the column from
+    # its first block, and took 0x10 as 16 where fibnim's own reader refused it
+    (tmp_path / "in.csv").write_text(f"x,y\n1,2\n{field},3\n", encoding="utf-8")
+    answers = []
+    for no_arrow in ("", "1"):
+        monkeypatch.setenv("FIBNIM_NO_ARROW", no_arrow)
+        status, err = files("in.csv", "-o", f"out{no_arrow}.csv", "--game", "wythoff")
+        written = tmp_path / f"out{no_arrow}.csv"
+        answers.append((status, err, written.read_bytes() if written.exists() else None))
+    assert answers[0] == answers[1]
+    status, err, written = answers[0]
+    stripped = field.strip().strip('"')
+    if re.fullmatch("[+-]?[0-9]+", stripped) and 0 <= int(stripped) < 2**63:
+        assert status == 0, err
+        assert written is not None
+        assert written.decode().splitlines()[2].startswith(f"{int(stripped)},3,")
+    else:
+        assert status == 1 and err.startswith("fibnim: in.csv:3: column 1: "), err
+
+
+@pytest.mark.parametrize("where", ["header", "data"])
+def test_text_that_is_not_utf8_is_named_by_file_and_line(tmp_path, text_path, where, files):
+    text = b"x,y\n1,2\n3,5\xe9\n" if where == "data" else b"caf\xe9,y\n1,2\n"
+    (tmp_path / "in.csv").write_bytes(text)
+    status, err = files("in.csv", "-o", "out.csv", "--game", "wythoff")
+    line = 3 if where == "data" else 1
+    assert status == 1
+    assert f"in.csv:{line}: not UTF-8 text (byte 0xe9 at character 4)" in err, err
+    assert not (tmp_path / "out.csv").exists()
+
+
+@pytest.mark.parametrize("big", [2**53 + 1, 2**63 - 1])
+def test_parquet_columns_of_mixed_integer_types_are_read_exactly(tmp_path, big, files):
+    # uint64 beside int64 was stacked through float64: 2**53 + 1 came back as 2**53
+    table = pa.table(
+        {
+            "x": pa.array([big, 5], pa.uint64()),
+            "y": pa.array([big - 1, 9], pa.int64()),
+            "z": pa.array([3, 250], pa.uint8()),
+        }
+    )
+    pq.write_table(table, tmp_path / "in.parquet")
+    status, err = files("in.parquet", "-o", "out.npy", "--game", "nim")
+    assert status == 0, err
+    piles = np.array([[big, big - 1, 3], [5, 9, 250]], dtype=np.int64)
+    assert np.array_equal(np.load(tmp_path / "out.npy"), classify(piles, "nim"))
+    status, err = files("in.parquet", "-o", "out.csv", "--game", "nim")
+    assert status == 0, err
+    assert (tmp_path / "out.csv").read_text().splitlines()[1].startswith(f"{big},{big - 1},3,")
+
+
+def test_a_parquet_value_past_int64_is_named_with_its_true_value(tmp_path, files):
+    table = pa.table({"x": pa.array([3, 2**63 + 5], pa.uint64()), "y": pa.array([1, 2])})
+    pq.write_table(table, tmp_path / "in.parquet")
+    status, err = files("in.parquet", "-o", "out.npy", "--game", "nim")
+    assert status == 1
+    assert (
+        err.strip()
+        == "fibnim: in.parquet: row 1, column 1: 9223372036854775813 is too large for int64"
+    )

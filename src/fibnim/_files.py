@@ -19,6 +19,7 @@ import io
 import itertools
 import json
 import os
+import re
 import secrets
 import sys
 import tempfile
@@ -87,16 +88,28 @@ def _pile_names(k: int) -> list[str]:
     return [f"pile_{j + 1}" for j in range(k)]
 
 
-def checked(name: str, block: NDArray[Any], first: int, unit: str) -> NDArray[np.int64]:
-    """block as int64, refusing negative values and values above int64 with the
-    row (0-based, counted from the first data row) and column."""
-    if block.dtype.kind == "u" and block.size and block.max() > INT64_MAX:
-        row, column = np.argwhere(block > INT64_MAX)[0]
-        raise DataError(
-            f"{name}: {unit} {first + row}, column {column + 1}: "
-            f"{block[row, column]} is too large for int64"
-        )
-    block = block.astype(np.int64, copy=False)
+def checked(
+    name: str, block: NDArray[Any] | list[NDArray[Any]], first: int, unit: str
+) -> NDArray[np.int64]:
+    """block (an integer array (m, k), or its k columns, each of its own integer
+    type) as int64, exactly, refusing negative values and values above int64
+    with their true value, row (0-based, counted from the first data row) and
+    column. Columns are never stacked before the check: numpy stacks uint64
+    beside int64 as float64, which rounds above 2**53."""
+    columns = list(block.T) if isinstance(block, np.ndarray) else block
+    for column, values in enumerate(columns):
+        if values.dtype.kind == "u" and values.size and values.max() > INT64_MAX:
+            row = int(np.argmax(values > INT64_MAX))
+            raise DataError(
+                f"{name}: {unit} {first + row}, column {column + 1}: "
+                f"{values[row]} is too large for int64"
+            )
+    if isinstance(block, np.ndarray):
+        block = block.astype(np.int64, copy=False)
+    else:
+        block = np.empty((len(columns[0]) if columns else 0, len(columns)), dtype=np.int64)
+        for column, values in enumerate(columns):
+            block[:, column] = values
     if block.size and block.min() < 0:
         row, column = np.argwhere(block < 0)[0]
         raise DataError(
@@ -200,19 +213,25 @@ class TextSource(Source):
         self.path = path
         self.name = "<stdin>" if path == "-" else path
         self.delimiter = delimiter
+        # bytes that are not UTF-8 come through as lone surrogates, so that the
+        # error names the line (a decoder's error knows only its block's offset)
+        text = {"encoding": "utf-8-sig", "errors": "surrogateescape", "newline": ""}
         try:
             self.file: io.TextIOWrapper = (
-                io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8-sig", newline="")
-                if path == "-"
-                else open(path, encoding="utf-8-sig", newline="")
+                io.TextIOWrapper(sys.stdin.buffer, **text) if path == "-" else open(path, **text)  # noqa: SIM115 (closed by close())
             )
         except FileNotFoundError:
             raise UsageError(f"{path}: no such file") from None
         self.line = 0  # lines read so far
-        first = self._next_line()
         self.pending: list[tuple[int, str]] = []
-        if first is None:
-            raise DataError(f"{self.name}: is empty (not even a header)")
+        try:
+            first = self._next_line()
+            if first is None:
+                raise DataError(f"{self.name}: is empty (not even a header)")
+            _check_utf8(f"{self.name}:{first[0]}", first[1])
+        except BaseException:
+            self.close()
+            raise
         fields = self._fields(first[1])
         if header is None:
             header = not _is_integer(fields[0])
@@ -279,8 +298,9 @@ class TextSource(Source):
         return np.array(rows, dtype=np.int64).reshape(len(rows), self.width)
 
     def _parse_line(self, number: int, text: str) -> list[int]:
-        fields = self._fields(text)
         where = f"{self.name}:{number}"
+        _check_utf8(where, text)
+        fields = self._fields(text)
         if len(fields) != self.width:
             raise DataError(f"{where}: {len(fields)} columns, expected {self.width}: {text!r}")
         values = []
@@ -315,9 +335,10 @@ class ArrowTextSource(TextSource):
 
         names = [f"c{j}" for j in range(self.width)]
         first = 0  # the first row not yet handed out
+        text = _DecimalText(self.path)
         try:
             reader = pacsv.open_csv(
-                self.path,
+                text,
                 read_options=pacsv.ReadOptions(
                     column_names=names,
                     skip_rows=self.header_lines,
@@ -349,8 +370,10 @@ class ArrowTextSource(TextSource):
                     first, gathered, rows = first + rows, [], 0
             if gathered:
                 yield first, np.concatenate(gathered)
-        except pa.ArrowInvalid:
+        except (pa.ArrowInvalid, _NotDecimal):
             yield from self._slowly_from(first, size)
+        finally:
+            text.close()
 
     def _slowly_from(self, row: int, size: int) -> Iterator[tuple[int, NDArray[np.int64]]]:
         again = TextSource(self.path, self.delimiter, header=self.header_lines > 0)
@@ -360,6 +383,36 @@ class ArrowTextSource(TextSource):
                     yield max(start, row), block[max(row - start, 0) :]
         finally:
             again.close()
+
+
+class _NotDecimal(Exception):
+    """Text that pyarrow would read as an integer and fibnim's own reader would not."""
+
+
+class _DecimalText(io.RawIOBase):
+    """A text file's bytes for pyarrow's CSV reader, which reads "0x10" as 16
+    where fibnim's own reader, like the README, takes decimal integers only: on
+    "0x" or "0X" anywhere (a header's included) the own reader takes over and
+    names the line. A search of each block, at memchr's speed."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__()
+        self.file = open(path, "rb")  # noqa: SIM115 (closed with this object)
+        self.last = b""
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, size: int | None = -1) -> bytes:
+        data = self.file.read(size)
+        if b"0x" in data or b"0X" in data or (self.last == b"0" and data[:1] in (b"x", b"X")):
+            raise _NotDecimal
+        self.last = data[-1:]
+        return data
+
+    def close(self) -> None:
+        self.file.close()
+        super().close()
 
 
 def _integers(column: Any) -> NDArray[Any]:
@@ -387,8 +440,22 @@ def _int64_array(values: NDArray[Any], valid: NDArray[np.bool_] | None = None) -
     return pa.Array.from_buffers(pa.int64(), len(values), [bits, data], null_count=nulls)
 
 
+_DECIMAL = re.compile(r"[+-]?[0-9]+")
+_UNDECODED = re.compile("[\udc80-\udcff]")  # a byte that was not UTF-8 (surrogateescape)
+
+
+def _check_utf8(where: str, line: str) -> None:
+    if found := _UNDECODED.search(line):
+        byte = ord(found.group()) - 0xDC00
+        raise DataError(
+            f"{where}: not UTF-8 text (byte 0x{byte:02x} at character {found.start() + 1}); "
+            "save the file as UTF-8"
+        )
+
+
 def _is_integer(text: str) -> bool:
-    return text.lstrip("+-").isdigit() and text.isascii()
+    """Whether text (stripped) is a decimal integer: what both readers take."""
+    return _DECIMAL.fullmatch(text) is not None
 
 
 class ParquetSource(Source):
@@ -423,8 +490,7 @@ class ParquetSource(Source):
                     row = first + int(np.flatnonzero(column.is_null().to_numpy(False))[0])
                     raise DataError(f"{self.name}: row {row}, column {name!r}: no value (null)")
                 columns.append(_integers(column))
-            block = np.stack(columns, axis=-1) if columns else np.empty((batch.num_rows, 0))
-            yield first, checked(self.name, block, first, "row")
+            yield first, checked(self.name, columns, first, "row")
             first += batch.num_rows
 
 
