@@ -218,7 +218,7 @@ class TextSource(Source):
         text = {"encoding": "utf-8-sig", "errors": "surrogateescape", "newline": ""}
         try:
             self.file: io.TextIOWrapper = (
-                io.TextIOWrapper(sys.stdin.buffer, **text) if path == "-" else open(path, **text)  # noqa: SIM115 (closed by close())
+                io.TextIOWrapper(sys.stdin.buffer, **text) if path == "-" else open(path, **text)
             )
         except FileNotFoundError:
             raise UsageError(f"{path}: no such file") from None
@@ -397,7 +397,7 @@ class _DecimalText(io.RawIOBase):
 
     def __init__(self, path: str) -> None:
         super().__init__()
-        self.file = open(path, "rb")  # noqa: SIM115 (closed with this object)
+        self.file = open(path, "rb")
         self.last = b""
 
     def readable(self) -> bool:
