@@ -16,7 +16,7 @@ import pytest
 from _support import run_fibnim as fibnim
 from _support import subprocess_env
 
-from fibnim import _backend, _stop, classify, fibonacci_nim, solvers
+from fibnim import _backend, _files, _stop, classify, fibonacci_nim, solvers
 from fibnim._files import Sink
 
 POSIX = pytest.mark.skipif(os.name == "nt", reason="POSIX signals and resource limits")
@@ -258,6 +258,69 @@ def test_out_of_memory_is_one_line_naming_what_to_change(ten_million, tmp_path, 
     assert result.stderr.startswith("fibnim: out of memory (")
     assert "--chunk" in result.stderr and len(result.stderr.strip().splitlines()) == 1
     assert list(tmp_path.iterdir()) == []
+
+
+@POSIX
+def test_a_small_text_file_runs_under_an_address_space_limit_as_an_npy_does(tmp_path):
+    # each format runs under a limit 150 MB above what the imports take, and the
+    # CSV under limits up to 550 MB above (the failures below came in a window
+    # about 10 MB wide: the mechanism is tested apart, in the next test)
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    started = python(
+        "import fibnim.cli, pyarrow.csv, pyarrow.parquet\n"
+        "print([l for l in open('/proc/self/status') if l.startswith('VmSize')][0].split()[1])"
+    )
+    piles = np.array([[1, 2], [3, 5], [4, 4]])
+    np.save(tmp_path / "in.npy", piles)
+    (tmp_path / "in.csv").write_text("x,y\n1,2\n3,5\n4,4\n")
+    pq.write_table(pa.table({"x": piles[:, 0], "y": piles[:, 1]}), tmp_path / "in.parquet")
+    expected = classify(piles, "wythoff")
+    runs = [("in.csv", "out.npy", "", "2"), ("in.csv", "out.npy", "", "1")]
+    runs += [("in.npy", "out.npy", "", "2"), ("in.csv", "out.npy", "1", "2")]
+    runs += [("in.parquet", "out.npy", "", "2"), ("in.npy", "out.parquet", "", "2")]
+    for above in range(150, 551, 50):
+        limit = (int(started.stdout) << 10) + (above << 20)
+        for source, target, no_arrow, threads in runs if above == 150 else runs[:1]:
+            command = ["classify", source, "-o", target, "--force", "--game", "wythoff"]
+            result = subprocess.run(
+                [sys.executable, "-m", "fibnim", *command, "--threads", threads, "-q"],
+                cwd=tmp_path,
+                capture_output=True,
+                text=True,
+                env={**subprocess_env(), "FIBNIM_NO_ARROW": no_arrow},
+                preexec_fn=_address_space_limit(limit),
+                check=False,
+            )
+            assert result.returncode == 0, (above, source, target, no_arrow, result.stderr)
+            if target == "out.npy":
+                assert np.array_equal(np.load(tmp_path / target), expected)
+
+
+def test_pyarrow_is_held_to_the_run_threads_and_under_a_limit_to_the_c_allocator(monkeypatch):
+    # pyarrow's default allocator, mimalloc, reserves up to 1 GiB of address
+    # space at its first allocation, and its I/O pool starts 8 threads: under
+    # ulimit -v 600000 (not 595000 or 610000) a 3-row CSV found no room to start
+    # a worker thread, and "fewer --threads" did not help
+    pa = pytest.importorskip("pyarrow")
+    import resource
+
+    before = (pa.cpu_count(), pa.io_thread_count(), pa.default_memory_pool())
+    try:
+        _files.hold_arrow(3, "in.npy", "out.npy")  # pyarrow has no part in the run
+        assert (pa.cpu_count(), pa.io_thread_count()) == before[:2]
+        _files.hold_arrow(3, "in.csv", None)
+        assert (pa.cpu_count(), pa.io_thread_count()) == (3, 3)
+        assert pa.default_memory_pool().backend_name == before[2].backend_name
+        limited = (600_000 << 10, resource.RLIM_INFINITY)
+        monkeypatch.setattr(resource, "getrlimit", lambda what: limited)
+        _files.hold_arrow(1, None, "out.parquet")
+        assert (pa.cpu_count(), pa.io_thread_count()) == (1, 1)
+        assert pa.default_memory_pool().backend_name == "system"
+    finally:
+        pa.set_cpu_count(before[0])
+        pa.set_io_thread_count(before[1])
+        pa.set_memory_pool(before[2])
 
 
 # --- signals ------------------------------------------------------------------------------

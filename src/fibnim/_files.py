@@ -215,10 +215,10 @@ class TextSource(Source):
         self.delimiter = delimiter
         # bytes that are not UTF-8 come through as lone surrogates, so that the
         # error names the line (a decoder's error knows only its block's offset)
-        text = {"encoding": "utf-8-sig", "errors": "surrogateescape", "newline": ""}
         try:
-            self.file: io.TextIOWrapper = (
-                io.TextIOWrapper(sys.stdin.buffer, **text) if path == "-" else open(path, **text)
+            binary = sys.stdin.buffer if path == "-" else open(path, "rb")
+            self.file = io.TextIOWrapper(
+                binary, encoding="utf-8-sig", errors="surrogateescape", newline=""
             )
         except FileNotFoundError:
             raise UsageError(f"{path}: no such file") from None
@@ -513,6 +513,29 @@ def open_source(path: str, header: bool | None = None, delimiter: str | None = N
     if path != "-" and _has_arrow():
         return ArrowTextSource(path, delimiter, header)
     return TextSource(path, delimiter, header)
+
+
+def hold_arrow(threads: int, *paths: str | None) -> None:
+    """Before a run whose files pyarrow may read or write: its thread pools held
+    to the run's threads (its I/O pool has 8), and under an address-space limit
+    (ulimit -v, as clusters set) its allocations left to the C library. Its
+    default allocator, mimalloc, reserves 1 GiB of address space at its first
+    allocation: up to the limit, which then left no room to start a worker
+    thread for a 3-row CSV, where an .npy of 10**7 rows ran."""
+    if all(path is None or kind_of(path) == ".npy" for path in paths):
+        return
+    try:
+        import pyarrow as pa
+    except ImportError:
+        return
+    pa.set_cpu_count(max(threads, 1))
+    pa.set_io_thread_count(max(threads, 1))
+    try:
+        import resource
+    except ImportError:  # Windows: no such limit
+        return
+    if resource.getrlimit(resource.RLIMIT_AS)[0] != resource.RLIM_INFINITY:
+        pa.set_memory_pool(pa.system_memory_pool())
 
 
 def _has_arrow() -> bool:

@@ -45,6 +45,7 @@ from fibnim._files import (
     UsageError,
     checked,
     figure_format,
+    hold_arrow,
     open_source,
     save_figure,
 )
@@ -483,6 +484,7 @@ def _classify(arguments: argparse.Namespace) -> int:
         if arguments.summary_plot
         else None
     )
+    hold_arrow(arguments.threads, arguments.input, arguments.output)
     if arguments.random is not None:
         source: Source = _Random(
             arguments.random, rules.name, arguments.piles or rules.piles or 2, arguments.seed
