@@ -777,6 +777,18 @@ class Sink:
             self.stream.flush()
 
     def abort(self) -> None:
+        # pyarrow's writers, left open, would finish the file from their
+        # finalizers, into the closed stream, and print that failure on stderr:
+        # closed here, into the file about to be dropped (a failure, from a full
+        # disk say, is left unsaid: the run already has its error)
+        for name in ("parquet", "csv"):
+            writer = getattr(self, name)
+            if writer is not None:
+                with contextlib.suppress(Exception):
+                    writer.close()
+                if hasattr(writer, "is_open"):
+                    writer.is_open = False  # a ParquetWriter whose close failed
+            setattr(self, name, None)
         if self.atomic is not None:
             self.atomic.abort()
 
