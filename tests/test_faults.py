@@ -47,14 +47,15 @@ sys.modules["fibnim._core"] = None  # as if the compiled core had not been built
 with warnings.catch_warnings(record=True) as seen:
     warnings.simplefilter("always")
     import fibnim
-print(fibnim.backend)
+    backend = fibnim.backend  # the kernels load at first use, not at import
+print(backend)
 for w in seen:
     print(w.category.__name__, w.message)
 """
 
 
 @pytest.mark.parametrize("pure_asked", [False, True])
-def test_importing_without_the_compiled_core_warns_unless_the_twin_was_asked_for(pure_asked):
+def test_using_fibnim_without_the_compiled_core_warns_unless_the_twin_was_asked_for(pure_asked):
     env = subprocess_env()
     env.pop("FIBNIM_PURE_PYTHON", None)
     if pure_asked:
@@ -325,11 +326,55 @@ def test_pyarrow_is_held_to_the_run_threads_and_under_a_limit_to_the_c_allocator
 
 # --- signals ------------------------------------------------------------------------------
 
+# `python -m fibnim ARGUMENTS`, with the signal sent to itself as the named
+# module starts to load: at a known point of the start, with no clock
+SIGNAL_ON_IMPORT = """
+import os, runpy, signal, sys
+number, module, *arguments = sys.argv[1:]
+
+class SignalOnImport:
+    def find_spec(self, name, path=None, target=None):
+        if name == module:
+            sys.meta_path.remove(self)
+            os.kill(os.getpid(), getattr(signal, number))
+        return None  # the import goes on as usual, until the handler runs
+
+sys.meta_path.insert(0, SignalOnImport())
+sys.argv = ["fibnim", *arguments]
+runpy.run_module("fibnim", run_name="__main__", alter_sys=True)
+"""
+
 
 @POSIX
-def test_sigterm_ends_a_run_of_slow_searches_within_two_seconds(tmp_path):
+@pytest.mark.parametrize("name", ["SIGINT", "SIGTERM"])
+@pytest.mark.parametrize(
+    "module", ["numpy", "fibnim._backend", "fibnim.cli", "fibnim._classify", "pyarrow"]
+)
+def test_a_signal_while_the_command_loads_is_one_line_and_its_status(tmp_path, name, module):
+    # SIGINT during the imports printed a KeyboardInterrupt traceback and the
+    # process died by the signal; SIGTERM there died silently
+    if module == "pyarrow":
+        pytest.importorskip("pyarrow")
+    (tmp_path / "in.csv").write_text("x,y\n3,5\n")
+    arguments = ["classify", "in.csv", "-o", "out.csv", "--game", "wythoff", "-q"]
+    result = subprocess.run(
+        [sys.executable, "-c", SIGNAL_ON_IMPORT, name, module, *arguments],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=subprocess_env(),
+        check=False,
+    )
+    assert result.stderr == f"fibnim: stopped by {name}\n"
+    assert result.returncode == 128 + getattr(signal, name)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.csv"]
+
+
+@POSIX
+def test_sigterm_ends_a_run_of_slow_searches(tmp_path):
     # each chunk of 3-pile positions first searches a box of 64 million (the
     # pure twin: 1.8 million) states; the running chunks once went on to the end
+    # (the timeout below guards against that, and asserts no figure)
     side = 400 if _backend.name() == "cython" else 120
     rows = np.random.default_rng(1).integers(0, side, size=(400_000, 3))
     rows[::1000] = side - 1
@@ -341,17 +386,26 @@ def test_sigterm_ends_a_run_of_slow_searches_within_two_seconds(tmp_path):
     )  # fmt: skip
     time.sleep(2)
     assert process.poll() is None, process.communicate()
-    sent = time.monotonic()
     process.send_signal(signal.SIGTERM)
-    _, err = process.communicate(timeout=60)
-    assert time.monotonic() - sent < 2, err
+    _, err = process.communicate(timeout=120)
     assert process.returncode == 128 + signal.SIGTERM and "stopped by SIGTERM" in err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in.npy"]
 
 
-def test_a_search_in_a_worker_thread_stops_when_asked():
-    stop, outcome = threading.Event(), []
+def test_a_search_in_a_worker_thread_stops_at_its_first_look_after_the_ask(monkeypatch):
+    # the ask comes just before the search's second look at its Event: it must
+    # stop there, with no block of states more (a count of looks, not a clock)
+    stop, outcome, looks = threading.Event(), [], []
     dims = [450, 450, 450] if _backend.name() == "cython" else [120, 120, 120]
+    look = _stop.check
+
+    def counted() -> None:
+        looks.append(threading.current_thread().name)
+        if len(looks) == 2:
+            stop.set()
+        look()
+
+    monkeypatch.setattr(_stop, "check", counted)
 
     def search() -> None:
         with _stop.watching(stop):
@@ -361,19 +415,17 @@ def test_a_search_in_a_worker_thread_stops_when_asked():
             except _stop.Stopped:
                 outcome.append("stopped")
 
-    worker = threading.Thread(target=search)
+    worker = threading.Thread(target=search, name="searcher")
     worker.start()
-    time.sleep(0.5)
-    stop.set()
-    worker.join(timeout=2)
-    assert not worker.is_alive() and outcome == ["stopped"]
+    worker.join()
+    assert outcome == ["stopped"] and looks == ["searcher"] * 2
     # without an event to watch, nothing stops a search
     assert solvers.threshold_table([3, 3, 3], power=False, where="test").shape == (4, 4, 4)
 
 
 @POSIX
 @pytest.mark.parametrize("search", ["grundy", "global_outcome"])
-def test_ctrl_c_stops_a_long_solver_within_two_seconds(search):
+def test_ctrl_c_stops_a_long_solver(search):
     cython = _backend.name() == "cython"  # searches of several seconds
     call = {
         "grundy": f"grundy('queen', {5000 if cython else 400})",
@@ -389,10 +441,9 @@ def test_ctrl_c_stops_a_long_solver_within_two_seconds(search):
     )
     assert process.stdout is not None and process.stdout.readline() == "go\n"
     time.sleep(1)
-    sent = time.monotonic()
     process.send_signal(signal.SIGINT)
-    out, _ = process.communicate(timeout=60)
-    assert time.monotonic() - sent < 2 and out == "interrupted\n"
+    out, _ = process.communicate(timeout=120)  # a guard against a hang only
+    assert out == "interrupted\n"
 
 
 # --- truncated and unreadable input ---------------------------------------------------------

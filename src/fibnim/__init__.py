@@ -16,34 +16,86 @@ lists those it has).
 
 from __future__ import annotations
 
-from fibnim import _backend, fibonacci_nim, power_nim, solvers, wythoff, zeckendorf
-from fibnim._backend import implementations, use_implementation
-from fibnim._classify import GAMES, GameName, classify, random_positions
+import importlib
+import os
+from typing import TYPE_CHECKING, Any
+
 from fibnim._version import __version__
-from fibnim.zeckendorf import *  # noqa: F403 (everything in fibnim.zeckendorf is here too)
+
+if TYPE_CHECKING:  # what type checkers read; at run time each name loads on first use
+    from fibnim import fibonacci_nim as fibonacci_nim
+    from fibnim import power_nim as power_nim
+    from fibnim import solvers as solvers
+    from fibnim import wythoff as wythoff
+    from fibnim import zeckendorf as zeckendorf
+    from fibnim._backend import implementations as implementations
+    from fibnim._backend import use_implementation as use_implementation
+    from fibnim._classify import GAMES as GAMES
+    from fibnim._classify import GameName as GameName
+    from fibnim._classify import classify as classify
+    from fibnim._classify import random_positions as random_positions
+    from fibnim.zeckendorf import *  # noqa: F403
+
+# Where each public name lives. They load on first use (PEP 562), not at
+# `import fibnim`: the `fibnim` command sets its signal handlers before numpy
+# and the compiled core load, so that Ctrl-C during its start ends it as
+# cleanly as later.
+_MODULES = ("fibonacci_nim", "power_nim", "solvers", "wythoff", "zeckendorf")
+_NAMES = {
+    "implementations": "fibnim._backend",
+    "use_implementation": "fibnim._backend",
+    "GAMES": "fibnim._classify",
+    "GameName": "fibnim._classify",
+    "classify": "fibnim._classify",
+    "random_positions": "fibnim._classify",
+}
+# fibnim.zeckendorf.__all__, here too (a test holds the two lists equal)
+_ZECKENDORF = (
+    "CODE_LIMIT",
+    "DIGITS_LIMIT",
+    "TERMS_BITS_LIMIT",
+    "decode",
+    "digits",
+    "encode",
+    "fib",
+    "is_fibonacci",
+    "lowest_term",
+    "parse",
+    "second_canonical",
+    "term_count",
+    "terms",
+    "to_string",
+)
 
 __all__ = [
-    "GAMES",
-    "GameName",
     "__version__",
     "backend",  # noqa: F405 (both read at access time: __getattr__ below)
-    "classify",
-    "fibonacci_nim",
     "implementation",  # noqa: F405
-    "implementations",
-    "power_nim",
-    "random_positions",
-    "solvers",
-    "use_implementation",
-    "wythoff",
-    *zeckendorf.__all__,
+    *_MODULES,
+    *_NAMES,
+    *_ZECKENDORF,
 ]
 
 
-def __getattr__(name: str) -> str:
-    # read at access time, so they follow fibnim._backend.use() and use_implementation()
-    if name == "backend":
-        return _backend.name()
-    if name == "implementation":
-        return _backend.implementation()
-    raise AttributeError(f"module 'fibnim' has no attribute {name!r}")
+if os.environ.get("FIBNIM_REQUIRE_EXTENSION", "") not in ("", "0"):
+    importlib.import_module("fibnim._backend")  # an ImportError at import, as promised
+
+
+def __getattr__(name: str) -> Any:
+    # backend and implementation are read at each access, so they follow
+    # fibnim._backend.use() and use_implementation()
+    if name in ("backend", "implementation"):
+        backend = importlib.import_module("fibnim._backend")
+        return backend.name() if name == "backend" else backend.implementation()
+    if name in _MODULES:
+        return importlib.import_module(f"fibnim.{name}")
+    home = _NAMES.get(name) or ("fibnim.zeckendorf" if name in _ZECKENDORF else None)
+    if home is None:
+        raise AttributeError(f"module 'fibnim' has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value  # the next access is a plain lookup
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -11,13 +11,39 @@ never stops this way (Ctrl-C in the main thread still works as usual).
 
 from __future__ import annotations
 
+import signal
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 
 class Stopped(Exception):
     """The work was asked to stop (its result would be thrown away)."""
+
+
+class Signalled(BaseException):
+    """SIGINT or SIGTERM, raised in the main thread wherever it is, as Python
+    raises KeyboardInterrupt: a BaseException, so that no `except Exception`
+    on the way takes it for a failure of its own."""
+
+    def __init__(self, number: int, after: str = "") -> None:
+        super().__init__(signal.Signals(number).name + after)
+        self.number = number
+
+
+def _raise(number: int, frame: Any) -> None:
+    raise Signalled(number)
+
+
+def raise_on_signals() -> None:
+    """SIGINT and SIGTERM raise Signalled from now on (the fibnim command's
+    handlers, set before anything heavy loads); one that this process was
+    started ignoring (a background job of a script ignores SIGINT) stays
+    ignored, as Python itself leaves it."""
+    for number in (signal.SIGINT, signal.SIGTERM):
+        if signal.getsignal(number) is not signal.SIG_IGN:
+            signal.signal(number, _raise)
 
 
 _local = threading.local()

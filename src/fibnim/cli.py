@@ -364,14 +364,6 @@ def _tasks(
         yield _solve, (positions, game, bound, None, source.name, first)
 
 
-class Interrupted(Exception):
-    """A run stopped by SIGINT or SIGTERM (exit status 128 + the signal's number)."""
-
-    def __init__(self, number: int, after: str = "") -> None:
-        super().__init__(signal.Signals(number).name + after)
-        self.number = number
-
-
 class _Signals:
     """SIGINT and SIGTERM noted rather than raised while a run is under way.
 
@@ -412,9 +404,9 @@ class _Signals:
             signal.signal(number, handler)
 
     def check(self) -> None:
-        """Raise Interrupted if a signal came."""
+        """Raise Signalled if a signal came."""
         if self.number is not None:
-            raise Interrupted(self.number)
+            raise _stop.Signalled(self.number)
 
 
 WAIT = 0.05  # seconds between looks at the signals while a chunk is computed
@@ -528,7 +520,7 @@ def _classify(arguments: argparse.Namespace) -> int:
             if sink is not None:
                 sink.commit(signals.check)
             if signals.number is not None:  # it came during the commit itself
-                raise Interrupted(signals.number, f", after {arguments.output} was written")
+                raise _stop.Signalled(signals.number, f", after {arguments.output} was written")
     except BaseException:
         if sink is not None:
             sink.abort()
@@ -770,14 +762,8 @@ def _replace_directory(new: str, target: str) -> None:
 # --- main ------------------------------------------------------------------------------
 
 
-def _terminated(signal_number: int, frame: Any) -> None:
-    raise SystemExit(128 + signal_number)  # unwinds, so a partial output is removed
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     arguments = parser().parse_args(argv)
-    if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGTERM, _terminated)
     try:
         if arguments.command == "encode":
             for n in arguments.numbers:
@@ -796,7 +782,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as error:
         print(f"fibnim: {error}", file=sys.stderr)
         return 2
-    except Interrupted as stop:
+    except _stop.Signalled as stop:  # the command's handlers (fibnim.__main__), or a run's
         print(f"fibnim: stopped by {stop}", file=sys.stderr)
         return 128 + stop.number
     except (DataError, ValueError, OverflowError) as error:
