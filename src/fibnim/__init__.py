@@ -20,7 +20,7 @@ import importlib
 import os
 from typing import TYPE_CHECKING, Any
 
-from fibnim._version import __version__
+from fibnim._version import __version__ as __version__
 
 if TYPE_CHECKING:  # what type checkers read; at run time each name loads on first use
     from fibnim import fibonacci_nim as fibonacci_nim
@@ -49,33 +49,7 @@ _NAMES = {
     "classify": "fibnim._classify",
     "random_positions": "fibnim._classify",
 }
-# fibnim.zeckendorf.__all__, here too (a test holds the two lists equal)
-_ZECKENDORF = (
-    "CODE_LIMIT",
-    "DIGITS_LIMIT",
-    "TERMS_BITS_LIMIT",
-    "decode",
-    "digits",
-    "encode",
-    "fib",
-    "is_fibonacci",
-    "lowest_term",
-    "parse",
-    "second_canonical",
-    "term_count",
-    "terms",
-    "to_string",
-)
-
-__all__ = [
-    "__version__",
-    "backend",  # noqa: F405 (both read at access time: __getattr__ below)
-    "implementation",  # noqa: F405
-    *_MODULES,
-    *_NAMES,
-    *_ZECKENDORF,
-]
-
+_OWN = ("__version__", "backend", "implementation")
 
 if os.environ.get("FIBNIM_REQUIRE_EXTENSION", "") not in ("", "0"):
     importlib.import_module("fibnim._backend")  # an ImportError at import, as promised
@@ -89,13 +63,22 @@ def __getattr__(name: str) -> Any:
         return backend.name() if name == "backend" else backend.implementation()
     if name in _MODULES:
         return importlib.import_module(f"fibnim.{name}")
-    home = _NAMES.get(name) or ("fibnim.zeckendorf" if name in _ZECKENDORF else None)
-    if home is None:
+    if name.startswith("_") and name != "__all__":
+        # a private module half imported (`from fibnim import _backend` in a
+        # cycle) is found in sys.modules after this, by Python itself
         raise AttributeError(f"module 'fibnim' has no attribute {name!r}")
-    value = getattr(importlib.import_module(home), name)
+    zeckendorf = importlib.import_module("fibnim.zeckendorf")
+    if name == "__all__":  # for `from fibnim import *`: fibnim.zeckendorf's names too
+        return [*_OWN, *_MODULES, *_NAMES, *zeckendorf.__all__]
+    if name in _NAMES:
+        value = getattr(importlib.import_module(_NAMES[name]), name)
+    elif name in zeckendorf.__all__:
+        value = getattr(zeckendorf, name)
+    else:
+        raise AttributeError(f"module 'fibnim' has no attribute {name!r}")
     globals()[name] = value  # the next access is a plain lookup
     return value
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+    return sorted({*globals(), *__getattr__("__all__")})
