@@ -483,6 +483,25 @@ def test_an_interrupt_stops_a_long_run_and_the_old_output_stays(tmp_path, name):
     assert [p.name for p in tmp_path.iterdir()] == ["out.csv"]
 
 
+def test_a_parquet_dataset_of_mixed_integer_types_is_read_exactly(tmp_path):
+    pq = pytest.importorskip("pyarrow.parquet")
+    pytest.importorskip("dask.dataframe")
+    import pyarrow as pa
+
+    (tmp_path / "dataset").mkdir()
+    for i, x in enumerate([2**53 + 1, 2**63 + 5]):  # a uint64 column beside an int64 one
+        table = pa.table({"x": pa.array([x, 3], pa.uint64()), "y": pa.array([2**53, 5])})
+        pq.write_table(table, tmp_path / "dataset" / f"part-{i}.parquet")
+    result = fibnim("classify", "dataset", "-o", "out", "--game", "nim", cwd=tmp_path)
+    assert result.returncode == 1
+    assert "9223372036854775813 is above 2**63 - 1" in result.stderr, result.stderr
+    (tmp_path / "dataset" / "part-1.parquet").unlink()
+    result = fibnim("classify", "dataset", "-o", "out", "--game", "nim", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    frame = pq.read_table(tmp_path / "out").to_pandas()
+    assert frame["x"].tolist() == [2**53 + 1, 3] and frame["outcome"].tolist() == ["N", "N"]
+
+
 def test_a_parquet_dataset_on_a_local_cluster(tmp_path):
     pq = pytest.importorskip("pyarrow.parquet")
     pd = pytest.importorskip("pandas")

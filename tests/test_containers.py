@@ -113,6 +113,25 @@ def test_classify_of_a_frame_is_a_frame_on_its_index():
     assert classify(frame, "wythoff", out=out) is out
 
 
+@pytest.mark.parametrize("big", [2**53 + 1, 2**63 - 1])
+def test_a_frame_of_mixed_integer_columns_is_read_exactly(big):
+    pd = pytest.importorskip("pandas")
+    # numpy's common type of uint64 and int64 is float64: 2**53 + 1 became 2**53
+    # and the frame was refused as floats
+    frame = pd.DataFrame(
+        {
+            "x": np.array([big, 3], dtype=np.uint64),
+            "y": np.array([big - 1, 5], dtype=np.int64),
+            "z": np.array([1, 2], dtype=np.int8),
+        }
+    )
+    expected = classify(np.array([[big, big - 1, 1], [3, 5, 2]]), "nim")
+    assert classify(frame, "nim").to_numpy().tolist() == expected.tolist()
+    past = frame.assign(x=np.array([2**63 + 5, 3], dtype=np.uint64))
+    with pytest.raises(OverflowError, match=r"positions\[0, 0\] = 9223372036854775813 is above"):
+        classify(past, "nim")
+
+
 def test_digits_of_a_series_is_a_frame_of_digits():
     pd = pytest.importorskip("pandas")
     series = pd.Series([4, 12, 46], index=list("abc"))

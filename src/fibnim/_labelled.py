@@ -25,6 +25,8 @@ from typing import Any
 
 import numpy as np
 
+from fibnim._apply import INT64_MAX
+
 LIBRARIES = frozenset({"pandas", "xarray"})
 
 
@@ -63,6 +65,14 @@ def values(value: Any) -> Any:
     if kind == "pandas":
         # nullable types (Int64, int64[pyarrow]; no NA is left by now) as their numpy type
         wanted = {getattr(d, "numpy_dtype", d) for d in _dtypes(value)}
+        if len(wanted) > 1 and all(isinstance(d, np.dtype) and d.kind in "iu" for d in wanted):
+            # integer columns of several types: numpy's common type of uint64 and
+            # int64 is float64, which rounds above 2**53; int64 where every value
+            # fits it, else exact Python ints (whose checks name the value)
+            columns = [value[name].to_numpy() for name in value.columns]
+            if all(c.dtype.kind == "i" or c.max(initial=0) <= INT64_MAX for c in columns):
+                return np.column_stack([c.astype(np.int64) for c in columns])
+            return value.to_numpy(dtype=object)
         dtype = wanted.pop() if len(wanted) == 1 else None
         return value.to_numpy(dtype=dtype if isinstance(dtype, np.dtype) else None)
     if kind == "xarray":

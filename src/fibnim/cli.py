@@ -35,7 +35,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 import fibnim
-from fibnim import _backend, _stop, wythoff
+from fibnim import _backend, _labelled, _stop, wythoff
 from fibnim._classify import GAMES, GameName, classify, game_named, random_positions
 from fibnim._files import (
     DataError,
@@ -656,7 +656,7 @@ def _classify_partition(
             "no value (null)"
         )
     try:
-        result = classify(frame.to_numpy(dtype=np.int64), game, bound)
+        result = classify(_labelled.values(frame), game, bound)  # exact, whatever the types
     except (ValueError, OverflowError) as error:
         raise DataError(f"{where}: partition {number}: {error}") from None
     out = frame.copy()
