@@ -81,6 +81,10 @@ def test_json_summary(tmp_path, to_stdout):
     assert summary["p_positions"] == int(expected[:, 0].sum())
     assert summary["backend"] == _backend.name() and summary["output"] == output
     assert summary["implementation"] == _backend.implementation()
+    if os.path.exists("/proc/self/status"):  # the process's own peak, as the kernel counts it
+        assert 10 < summary["peak_mb"] < 2000
+    else:
+        assert summary["peak_mb"] is None
     data = result.stdout if to_stdout else (tmp_path / "out.csv").read_text()
     assert data.splitlines()[0] == "pile_1,pile_2,pile_3,outcome,move_1,move_2,move_3"
 

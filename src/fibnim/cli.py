@@ -591,6 +591,7 @@ def _summary(
         "implementation": _backend.implementation(),
         "where": where,
         "output": arguments.output,
+        "peak_mb": _peak_mb(),
     }
     stream = sys.stderr if arguments.output == "-" else sys.stdout
     if arguments.json:
@@ -604,6 +605,18 @@ def _summary(
         f"{where})" + (f"; written to {arguments.output}" if arguments.output else ""),
         file=sys.stderr,
     )
+
+
+def _peak_mb() -> float | None:
+    """This process's peak resident memory so far, in MB, as the kernel counts
+    it (VmHWM: Linux; None elsewhere)."""
+    try:
+        with open("/proc/self/status") as file:
+            status = file.read()
+    except OSError:
+        return None
+    kilobytes = next((line.split()[1] for line in status.splitlines() if "VmHWM" in line), None)
+    return None if kilobytes is None else round(int(kilobytes) / 1024, 1)
 
 
 def _same_file(source: str | None, target: str | None) -> bool:

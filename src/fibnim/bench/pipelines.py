@@ -206,18 +206,13 @@ def _output(command: list[str], environment: dict[str, str]) -> str:
     return done.stdout
 
 
-def _fibnim(source: Path, target: Path, environment: dict[str, str]) -> float:
-    """fibnim classify on all cores: the seconds it reports for its work."""
+def _fibnim(source: Path, target: Path, environment: dict[str, str]) -> tuple[float, float | None]:
+    """fibnim classify on all cores: the seconds it reports for its work, and
+    its peak resident memory as it read it itself (VmHWM, Linux; None
+    elsewhere; the kernel's count for a child process would not do: it starts
+    from the size of the process that forked it)."""
     summary = json.loads(_output(_command(source, target), environment))
-    return float(summary["seconds"])
-
-
-def _peak_mb(source: Path, target: Path, environment: dict[str, str]) -> float | None:
-    """The peak resident memory of one fibnim run, as the run itself reads it
-    (VmHWM, Linux; None elsewhere). The kernel's count for a child process
-    would not do: it starts from the size of the process that forked it."""
-    printed = _output([*_SELF, "--peak", str(source), str(target)], environment)
-    return None if printed.strip() == "None" else float(printed)
+    return float(summary["seconds"]), summary["peak_mb"]
 
 
 def measure(
@@ -253,7 +248,9 @@ def measure(
             target = directory / f"out{pipeline.target_suffix}"
             floor_target = directory / f"floor{pipeline.target_suffix}"
             make_input(source, n)
-            fibnim_seconds, floor_seconds = [], []
+            fibnim_seconds: list[float] = []
+            floor_seconds: list[float] = []
+            peaks: list[float | None] = []
             for _ in range(repeats):
                 # each the same way: its last output removed and everything
                 # written out just before it (the page cache that a removal
@@ -263,9 +260,9 @@ def measure(
                 floor_seconds.append(_floor(pipeline, source, floor_target, threads))
                 target.unlink(missing_ok=True)
                 _sync()
-                fibnim_seconds.append(_fibnim(source, target, {**pipeline.environment, **chosen}))
-            target.unlink(missing_ok=True)
-            peak = _peak_mb(source, target, {**pipeline.environment, **chosen})
+                seconds, peak = _fibnim(source, target, {**pipeline.environment, **chosen})
+                fibnim_seconds.append(seconds)
+                peaks.append(peak)
             for path in (source, target, floor_target):
                 path.unlink(missing_ok=True)
             results.append(
@@ -275,7 +272,7 @@ def measure(
                     "seconds": statistics.median(fibnim_seconds),
                     "floor_seconds": statistics.median(floor_seconds),
                     "target_x_floor": pipeline.target,
-                    "peak_mb": peak,
+                    "peak_mb": max((p for p in peaks if p is not None), default=None),
                     "threads": threads,
                 }
             )
@@ -301,21 +298,7 @@ def _sync() -> None:
 
 
 def main(arguments: list[str]) -> None:
-    """Run one floor: NAME IN OUT THREADS, and print its seconds; or --peak IN
-    OUT: fibnim classify, and print its peak resident MB."""
-    if arguments[0] == "--peak":
-        from fibnim import cli
-
-        source, target = arguments[1:]
-        cli.main(["classify", source, "-o", target, "--game", "wythoff", "--force", "-q"])
-        try:
-            status = Path("/proc/self/status").read_text()
-        except OSError:
-            print(None)
-            return
-        kilobytes = next(line.split()[1] for line in status.splitlines() if "VmHWM" in line)
-        print(int(kilobytes) / 1024)
-        return
+    """Run one floor: NAME IN OUT THREADS, and print its seconds."""
     name, source, target, threads = arguments
     pipeline = next(p for p in PIPELINES if p.name == name)
     if pipeline.needs_arrow:
