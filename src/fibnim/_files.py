@@ -393,7 +393,9 @@ class _DecimalText(io.RawIOBase):
     """A text file's bytes for pyarrow's CSV reader, which reads "0x10" as 16
     where fibnim's own reader, like the README, takes decimal integers only: on
     "0x" or "0X" anywhere (a header's included) the own reader takes over and
-    names the line. A search of each block, at memchr's speed."""
+    names the line. Each block is searched for the letter alone (memchr's
+    speed; a search for the two bytes took a third of the reading time), and
+    each x found, a header's say, is looked behind."""
 
     def __init__(self, path: str) -> None:
         super().__init__()
@@ -405,8 +407,12 @@ class _DecimalText(io.RawIOBase):
 
     def read(self, size: int | None = -1) -> bytes:
         data = self.file.read(size)
-        if b"0x" in data or b"0X" in data or (self.last == b"0" and data[:1] in (b"x", b"X")):
-            raise _NotDecimal
+        for letter in (b"x", b"X"):
+            at = data.find(letter)
+            while at >= 0:
+                if (data[at - 1 : at] if at else self.last) == b"0":
+                    raise _NotDecimal
+                at = data.find(letter, at + 1)
         self.last = data[-1:]
         return data
 
