@@ -40,6 +40,7 @@ def test_errors_are_messages_not_tracebacks():
 import json  # noqa: E402
 import os  # noqa: E402
 import signal  # noqa: E402
+import threading  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
@@ -422,39 +423,59 @@ def test_the_input_is_never_the_output(tmp_path, how):
     assert (tmp_path / "in.csv").read_text() == "1,2\n3,5\n"
 
 
+def _unread(pipe) -> int:
+    """Bytes written to pipe and not yet read at its other end (Linux's FIONREAD)."""
+    import fcntl
+    import struct
+    import termios
+
+    answer = fcntl.ioctl(pipe.fileno(), termios.FIONREAD, b"\0\0\0\0")
+    return int(struct.unpack("i", answer)[0])
+
+
 @pytest.mark.skipif(os.name == "nt", reason="POSIX signals")
 def test_a_signal_is_never_lost_and_the_old_output_stays(tmp_path):
     # In about 1 run in 3, SIGINT during an npy -> csv run was ignored: the run
-    # finished, exited 0, and with --force replaced the old output.
-    rows = 20_000_000 if _backend.name() == "cython" else 1_000_000
-    rng = np.random.default_rng(3)
-    np.save(tmp_path / "in.npy", rng.integers(0, 10**6, size=(rows, 2)))
+    # finished, exited 0, and with --force replaced the old output. And a run
+    # whose input waited on a pipe noted the signal and waited on. The input
+    # comes through a pipe this test holds open, so no run can end before its
+    # signal (a run timed against a clock once did, on a busy machine): the
+    # signal lands while the run reads, computes or writes, at no fixed moment.
     env = subprocess_env()
-    command = [sys.executable, "-m", "fibnim", "classify", "in.npy", "--game", "wythoff", "-q"]
-    # the length of a whole run on this machine, so that the signals land inside one
-    started = time.monotonic()
-    subprocess.run([*command, "-o", "whole.csv"], cwd=tmp_path, env=env, check=True)
-    length = time.monotonic() - started
-    (tmp_path / "whole.csv").unlink()
-    for attempt in range(8):  # reading, computing, writing: at random moments
+    command = [sys.executable, "-m", "fibnim", "classify", "-", "--game", "wythoff", "-q"]
+    rows = "".join(f"{x},{x + 7}\n" for x in range(100_000, 110_000))  # 140 kB
+    for attempt in range(8):
         (tmp_path / "out.csv").write_text("old\n")
         with subprocess.Popen(
-            [*command, "-o", "out.csv", "--force"],
+            [*command, "-o", "out.csv", "--force", "--chunk", "1000"],
             cwd=tmp_path,
             env=env,
+            stdin=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
         ) as process:
-            # from just after start-up to 70 % of the run
-            time.sleep(0.4 + max(length - 0.4, 0.1) * attempt / 10)
-            assert process.poll() is None, "the run ended before the signal: make it larger"
+            assert process.stdin is not None
+            # more than a pipe holds: the write returns once the run reads, so
+            # past its start (a signal while the interpreter starts is out of reach)
+            process.stdin.write("x,y\n" + rows * (1 + attempt))
+            process.stdin.flush()
+            if attempt >= 4:  # the pipe read empty: the run reads on, or waits for more
+                while _unread(process.stdin):
+                    time.sleep(0.01)
             number = signal.SIGINT if attempt % 2 == 0 else signal.SIGTERM
             process.send_signal(number)
-            _, err = process.communicate(timeout=120)  # a guard against a hang only
+            assert process.stderr is not None
+            # until the run ends, with the input still open; a run that waits
+            # on forever is killed (a guard against a hang, not a figure)
+            guard = threading.Timer(120, process.kill)
+            guard.start()
+            err = process.stderr.read()
+            guard.cancel()
+            process.stdin.close()
         assert process.returncode == 128 + number, err
         assert f"stopped by {signal.Signals(number).name}" in err
         assert (tmp_path / "out.csv").read_text() == "old\n"
-        assert sorted(p.name for p in tmp_path.iterdir()) == ["in.npy", "out.csv"]
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["out.csv"]
 
 
 @pytest.mark.skipif(os.name == "nt", reason="POSIX signals")

@@ -372,13 +372,17 @@ class _Signals:
     had happened. A noted signal cannot be lost: the run looks at it between
     chunks, while it waits for one, and just before and after its commit.
     `stop` is set by a signal and when the run ends: the chunks under way in
-    worker threads (`submit_watched`) end at their next sub-chunk.
+    worker threads (`submit_watched`) end at their next sub-chunk. While the
+    main thread reads the input (`reading`), a signal is raised there as well:
+    a read that waits on a pipe or stdin would otherwise wait on, the signal
+    noted, until more input came.
     """
 
     def __init__(self) -> None:
         self.number: int | None = None
         self.previous: dict[int, Any] = {}
         self.stop = threading.Event()
+        self.reading = False
 
     def __enter__(self) -> _Signals:
         if threading.current_thread() is threading.main_thread():
@@ -389,6 +393,17 @@ class _Signals:
     def _note(self, number: int, frame: Any) -> None:
         self.number = self.number or number
         self.stop.set()
+        if self.reading:
+            raise _stop.Signalled(self.number)
+
+    def read(self, tasks: Iterator[Any]) -> Any:
+        """The next task (None after the last), read with signals raised."""
+        self.check()
+        self.reading = True
+        try:
+            return next(tasks, None)
+        finally:
+            self.reading = False
 
     def submit_watched(self, pool: ThreadPoolExecutor) -> Callable[..., Future[Any]]:
         """pool.submit for work that stops when this run does."""
@@ -423,8 +438,8 @@ def _in_order(
     """The results of tasks, in order, with at most `window` of them in flight."""
     pending: deque[Future[Any]] = deque()
     try:
-        for function, arguments in tasks:
-            signals.check()
+        while (task := signals.read(tasks)) is not None:
+            function, arguments = task
             pending.append(submit(function, *arguments))
             if len(pending) >= window:
                 yield _result(pending.popleft(), signals)
