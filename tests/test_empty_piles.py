@@ -33,7 +33,11 @@ MOVES = [
 ]
 
 
-@pytest.fixture(params=["python", *_backend.IMPLEMENTATIONS], autouse=True)
+@pytest.fixture(
+    params=["python", *_backend.IMPLEMENTATIONS],
+    ids=lambda name: name if name == "python" else f"cython-{name}",
+    autouse=True,
+)
 def backend(request: pytest.FixtureRequest):
     """The pure twin, and the compiled core on each implementation this processor runs."""
     before = (_backend.name(), _backend.available() and _backend._CORE.implementation())
