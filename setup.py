@@ -30,11 +30,14 @@ def truthy(name: str) -> bool:
 
 
 def extensions():
+    import numpy
     from Cython.Build import cythonize
     from setuptools import Extension
 
     debug = truthy("FIBNIM_CYTHON_DEBUG")
     macros = [(name, "1") for name in ("FIBNIM_NO_SIMD", "FIBNIM_PORTABLE_MUL") if truthy(name)]
+    # the ufuncs (fibnim_c/ufuncs.pxi) use numpy's C API, without its deprecated names
+    macros.append(("NPY_NO_DEPRECATED_API", "NPY_2_0_API_VERSION"))
     compile_args = [] if os.name == "nt" else ["-O3"]
     link_args = []
     if truthy("FIBNIM_SANITIZE"):
@@ -47,7 +50,7 @@ def extensions():
         Extension(
             "fibnim._core",
             ["fibnim_c/_core.pyx"],
-            include_dirs=["fibnim_c"],
+            include_dirs=["fibnim_c", numpy.get_include()],
             depends=sorted(
                 str(p.relative_to(HERE)) for p in sources.iterdir() if p.suffix in DEPENDS
             ),

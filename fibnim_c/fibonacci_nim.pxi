@@ -210,11 +210,11 @@ cdef Py_ssize_t first_pair_above(const uint64_t* n, const uint64_t* r, uint64_t 
     return start
 
 
-cdef Py_ssize_t winning_take_rows(const uint64_t[::1] n, const uint64_t[::1] r, int64_t[::1] out,
-                 uint64_t limit) noexcept nogil:
+cdef Py_ssize_t winning_take_rows(const uint64_t* n, const uint64_t* r, int64_t* out, Py_ssize_t size,
+                                   uint64_t limit) noexcept nogil:
     cdef Py_ssize_t i
     cdef uint64_t v, bound, low
-    for i in range(n.shape[0]):
+    for i in range(size):
         v = n[i]
         bound = r[i]
         if (v > limit) | (bound > limit):
@@ -230,7 +230,7 @@ def fibonacci_nim_winning_take(const uint64_t[::1] n, const uint64_t[::1] r, int
     Returns the first i with n or r above limit, or -1."""
     cdef Py_ssize_t first_bad
     with nogil:
-        first_bad = winning_take_rows(n, r, out, limit)
+        first_bad = winning_take_rows(&n[0], &r[0], &out[0], n.shape[0], limit) if n.shape[0] else -1
     return first_bad
 
 

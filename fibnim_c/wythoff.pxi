@@ -17,23 +17,29 @@ cdef inline bint safe(uint64_t small, uint64_t large, bint misere) noexcept nogi
     return normal_safe(small, large)
 
 
-def wythoff_pair(const uint64_t[::1] n, int64_t[::1] a, int64_t[::1] b, uint64_t limit):
-    """(a[i], b[i]) = (a_n, b_n) for n = n[i]; the index of the first n above limit, or -1."""
+cdef Py_ssize_t pair_rows(const uint64_t* n, int64_t* a, int64_t* b, Py_ssize_t size,
+                          uint64_t limit) noexcept nogil:
     cdef Py_ssize_t i, start = 0
     cdef uint64_t v, lower
-    cdef Py_ssize_t above = -1
     cdef const Path* path = current_path()
-    with nogil:
-        if n.shape[0] and path.pair != NULL:
-            start = path.pair(&n[0], &a[0], &b[0], n.shape[0], limit)
-        for i in range(start, n.shape[0]):
-            v = n[i]  # read once: the value checked is the value used
-            if v > limit:
-                above = i
-                break
-            lower = beatty(v)
-            a[i] = <int64_t>lower
-            b[i] = <int64_t>(lower + v)
+    if size and path.pair != NULL:
+        start = path.pair(n, a, b, size, limit)
+    for i in range(start, size):
+        v = n[i]  # read once: the value checked is the value used
+        if v > limit:
+            return i
+        lower = beatty(v)
+        a[i] = <int64_t>lower
+        b[i] = <int64_t>(lower + v)
+    return -1
+
+
+def wythoff_pair(const uint64_t[::1] n, int64_t[::1] a, int64_t[::1] b, uint64_t limit):
+    """(a[i], b[i]) = (a_n, b_n) for n = n[i]; the index of the first n above limit, or -1."""
+    cdef Py_ssize_t above = -1
+    if n.shape[0]:
+        with nogil:
+            above = pair_rows(&n[0], &a[0], &b[0], n.shape[0], limit)
     return above
 
 
@@ -66,14 +72,15 @@ def wythoff_is_safe(const uint64_t[::1] x, const uint64_t[::1] y, uint8_t[::1] o
     return above
 
 
-cdef Py_ssize_t lower_or_upper(const uint64_t[::1] x, uint8_t[::1] out, uint64_t limit, bint upper) noexcept nogil:
+cdef Py_ssize_t lower_or_upper(const uint64_t* x, uint8_t* out, Py_ssize_t size, uint64_t limit,
+                               bint upper) noexcept nogil:
     # is_lower and is_upper: out[i] = 1 where x[i] >= 1 is an A-number (B-number, upper)
     cdef Py_ssize_t i, start = 0
     cdef uint64_t v, below
     cdef const Path* path = current_path()
-    if x.shape[0] and path.is_lower != NULL:
-        start = path.is_lower(&x[0], &out[0], x.shape[0], upper, limit)
-    for i in range(start, x.shape[0]):
+    if size and path.is_lower != NULL:
+        start = path.is_lower(x, out, size, upper, limit)
+    for i in range(start, size):
         v = x[i]
         if v > limit:
             return i
@@ -83,25 +90,27 @@ cdef Py_ssize_t lower_or_upper(const uint64_t[::1] x, uint8_t[::1] out, uint64_t
 
 def wythoff_is_lower(const uint64_t[::1] x, uint8_t[::1] out, uint64_t limit):
     """out[i] = 1 where x[i] is an A-number; the index of the first x above limit, or -1."""
-    cdef Py_ssize_t above
-    with nogil:
-        above = lower_or_upper(x, out, limit, False)
+    cdef Py_ssize_t above = -1
+    if x.shape[0]:
+        with nogil:
+            above = lower_or_upper(&x[0], &out[0], x.shape[0], limit, False)
     return above
 
 
 def wythoff_is_upper(const uint64_t[::1] x, uint8_t[::1] out, uint64_t limit):
     """out[i] = 1 where x[i] is a B-number; the index of the first x above limit, or -1."""
-    cdef Py_ssize_t above
-    with nogil:
-        above = lower_or_upper(x, out, limit, True)
+    cdef Py_ssize_t above = -1
+    if x.shape[0]:
+        with nogil:
+            above = lower_or_upper(&x[0], &out[0], x.shape[0], limit, True)
     return above
 
 
-cdef Py_ssize_t index_rows(const uint64_t[::1] x, int64_t[::1] out, uint64_t limit) noexcept nogil:
+cdef Py_ssize_t index_rows(const uint64_t* x, int64_t* out, Py_ssize_t size, uint64_t limit) noexcept nogil:
     cdef Py_ssize_t i
     cdef uint64_t v, below
     cdef bint lower
-    for i in range(x.shape[0]):
+    for i in range(size):
         v = x[i]
         if v > limit:
             return i
@@ -115,15 +124,15 @@ def wythoff_index(const uint64_t[::1] x, int64_t[::1] out, uint64_t limit):
     the first x above limit, or -1."""
     cdef Py_ssize_t first_bad
     with nogil:
-        first_bad = index_rows(x, out, limit)
+        first_bad = index_rows(&x[0], &out[0], x.shape[0], limit) if x.shape[0] else -1
     return first_bad
 
 
-cdef Py_ssize_t partner_rows(const uint64_t[::1] x, int64_t[::1] out, uint64_t limit) noexcept nogil:
+cdef Py_ssize_t partner_rows(const uint64_t* x, int64_t* out, Py_ssize_t size, uint64_t limit) noexcept nogil:
     cdef Py_ssize_t i
     cdef uint64_t v, below, other
     cdef bint lower
-    for i in range(x.shape[0]):
+    for i in range(size):
         v = x[i]
         if v > limit:
             return i
@@ -142,7 +151,7 @@ def wythoff_partner(const uint64_t[::1] x, int64_t[::1] out, uint64_t limit):
     above limit or a partner above 2**63 - 1 (a large A-number), or -1."""
     cdef Py_ssize_t first_bad
     with nogil:
-        first_bad = partner_rows(x, out, limit)
+        first_bad = partner_rows(&x[0], &out[0], x.shape[0], limit) if x.shape[0] else -1
     return first_bad
 
 
@@ -366,12 +375,12 @@ cdef inline void misere_fix(uint64_t x, uint64_t y, int64_t* tx, int64_t* ty) no
         tx[0], ty[0] = <int64_t>tl, <int64_t>ts
 
 
-cdef Py_ssize_t array_position_rows(const uint64_t[::1] x, int64_t[::1] row, int64_t[::1] column,
-                   uint64_t limit) noexcept nogil:
+cdef Py_ssize_t array_position_rows(const uint64_t* x, int64_t* row, int64_t* column, Py_ssize_t size,
+                                     uint64_t limit) noexcept nogil:
     cdef Py_ssize_t i
     cdef uint64_t v, lo, hi, first, n
     cdef int shift
-    for i in range(x.shape[0]):
+    for i in range(size):
         v = x[i]
         if (v == 0) | (v > limit):
             return i
@@ -398,6 +407,6 @@ def wythoff_array_position(const uint64_t[::1] x, int64_t[::1] row, int64_t[::1]
     Returns the first i with x[i] = 0 (not in the array) or above limit, or -1."""
     cdef Py_ssize_t first_bad
     with nogil:
-        first_bad = array_position_rows(x, row, column, limit)
+        first_bad = array_position_rows(&x[0], &row[0], &column[0], x.shape[0], limit) if x.shape[0] else -1
     return first_bad
 

@@ -21,12 +21,14 @@ cdef inline void write_digits(uint8_t* row, Py_ssize_t width, uint64_t lo, uint6
 zeckendorf_ENCODE_LEVELS = ((44, 23, C44), (22, 8, C22))
 
 
-cdef Py_ssize_t fib_rows(const uint64_t[::1] k, uint64_t[::1] out, uint64_t limit) noexcept nogil:
+cdef Py_ssize_t fib_rows(const uint64_t* k, uint64_t* out, Py_ssize_t size, uint64_t limit) noexcept nogil:
     cdef Py_ssize_t i
-    for i in range(k.shape[0]):
-        if k[i] > limit:
+    cdef uint64_t v
+    for i in range(size):
+        v = k[i]  # read once: the value checked is the value used
+        if v > limit:
             return i
-        out[i] = FIB[k[i]]
+        out[i] = FIB[v]
     return -1
 
 
@@ -34,7 +36,7 @@ def zeckendorf_fib(const uint64_t[::1] k, uint64_t[::1] out, uint64_t limit):
     """out[i] = F_{k[i]}; returns the first i with k[i] above limit (<= 93), or -1."""
     cdef Py_ssize_t first_bad
     with nogil:
-        first_bad = fib_rows(k, out, limit)
+        first_bad = fib_rows(&k[0], &out[0], k.shape[0], limit) if k.shape[0] else -1
     return first_bad
 
 
@@ -112,10 +114,10 @@ def zeckendorf_decode(const uint64_t[::1] code, int64_t[::1] out, uint64_t limit
     return first_bad
 
 
-cdef Py_ssize_t lowest_term_rows(const uint64_t[::1] n, uint64_t[::1] out, uint64_t limit) noexcept nogil:
+cdef Py_ssize_t lowest_term_rows(const uint64_t* n, uint64_t* out, Py_ssize_t size, uint64_t limit) noexcept nogil:
     cdef Py_ssize_t i
     cdef uint64_t v
-    for i in range(n.shape[0]):
+    for i in range(size):
         v = n[i]
         if v > limit:
             return i
@@ -128,14 +130,14 @@ def zeckendorf_lowest_term(const uint64_t[::1] n, uint64_t[::1] out, uint64_t li
     first i with n[i] above limit, or -1."""
     cdef Py_ssize_t first_bad
     with nogil:
-        first_bad = lowest_term_rows(n, out, limit)
+        first_bad = lowest_term_rows(&n[0], &out[0], n.shape[0], limit) if n.shape[0] else -1
     return first_bad
 
 
-cdef Py_ssize_t is_fibonacci_rows(const uint64_t[::1] n, uint8_t[::1] out, uint64_t limit) noexcept nogil:
+cdef Py_ssize_t is_fibonacci_rows(const uint64_t* n, uint8_t* out, Py_ssize_t size, uint64_t limit) noexcept nogil:
     cdef Py_ssize_t i
     cdef uint64_t v, lo, hi
-    for i in range(n.shape[0]):
+    for i in range(size):
         v = n[i]
         if v > limit:
             return i
@@ -150,7 +152,7 @@ def zeckendorf_is_fibonacci(const uint64_t[::1] n, uint8_t[::1] out, uint64_t li
     first i with n[i] above limit, or -1."""
     cdef Py_ssize_t first_bad
     with nogil:
-        first_bad = is_fibonacci_rows(n, out, limit)
+        first_bad = is_fibonacci_rows(&n[0], &out[0], n.shape[0], limit) if n.shape[0] else -1
     return first_bad
 
 
@@ -162,10 +164,10 @@ cdef inline uint64_t bit_count(uint64_t x) noexcept nogil:
     return (x * 0x0101010101010101ULL) >> 56
 
 
-cdef Py_ssize_t term_count_rows(const uint64_t[::1] n, uint8_t[::1] out, uint64_t limit) noexcept nogil:
+cdef Py_ssize_t term_count_rows(const uint64_t* n, uint8_t* out, Py_ssize_t size, uint64_t limit) noexcept nogil:
     cdef Py_ssize_t i
     cdef uint64_t v, lo, hi
-    for i in range(n.shape[0]):
+    for i in range(size):
         v = n[i]
         if v > limit:
             return i
@@ -179,7 +181,7 @@ def zeckendorf_term_count(const uint64_t[::1] n, uint8_t[::1] out, uint64_t limi
     the first i with n[i] above limit, or -1."""
     cdef Py_ssize_t first_bad
     with nogil:
-        first_bad = term_count_rows(n, out, limit)
+        first_bad = term_count_rows(&n[0], &out[0], n.shape[0], limit) if n.shape[0] else -1
     return first_bad
 
 

@@ -116,3 +116,14 @@ def test_the_cython_that_built_the_core_is_known():
     from fibnim.bench import run
 
     assert run.machine()["cython"] == version
+
+
+@pytest.mark.parametrize(
+    "module", ["wythoff", "zeckendorf", "fibonacci_nim", "power_nim", "solvers", "cli", "plot"]
+)
+def test_each_public_module_imports_first(module):
+    # `import fibnim.wythoff` as a program's first import once failed: the
+    # kernels' module and the declarations imported each other
+    flags = {"FIBNIM_PURE_PYTHON": "1"} if _backend.name() == "python" else {}
+    done = run_python(f"import fibnim.{module}; print('ok')", **flags)
+    assert done.returncode == 0 and done.stdout == "ok\n", done.stderr

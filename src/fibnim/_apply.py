@@ -350,10 +350,12 @@ def finish(result: np.ndarray, ndim: int) -> Any:
 
 
 def _mask(mask: Any, shape: tuple[int, ...], where: str) -> np.ndarray:
-    """where= as a bool array of the inputs' broadcast shape."""
-    array = np.asarray(mask)
-    if array.dtype != np.bool_:
-        raise TypeError(f"{where}: where must be bool or an array of bools, not {array.dtype}")
+    """where= as a bool array of the inputs' broadcast shape (nonzero values are
+    True, as numpy's ufuncs read it)."""
+    try:
+        array = np.asarray(mask, dtype=bool)
+    except (TypeError, ValueError):
+        raise TypeError(f"{where}: where must be bools, not {np.asarray(mask).dtype}") from None
     try:
         return np.broadcast_to(array, shape)
     except ValueError:

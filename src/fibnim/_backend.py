@@ -206,6 +206,16 @@ def use(backend: str) -> None:
         _active = COMPILED
     else:
         raise ValueError(f'backend must be "cython" or "python", not {backend!r}')
+    _tell_core()
+
+
+def _tell_core() -> None:
+    # the compiled fronts of the public functions read this flag, not _active
+    if _CORE is not None:
+        _CORE.set_compiled_active(_active is COMPILED)
+
+
+_tell_core()
 
 
 def kernels(topic: str) -> ModuleType:

@@ -246,6 +246,10 @@ def classify(positions: Any, game: GameName, bound: int | None = None, *, out: A
     array([[ 1, -1, -1],
            [ 0,  4,  7]])
     """
+    if out is None and bound is None and type(positions) is np.ndarray:
+        quick = _quick(positions, game)
+        if quick is not None:
+            return quick
     if _labelled.library(positions) in _labelled.LIBRARIES:
         result = classify(_labelled.values(positions), game, bound, out=out)
         return result if out is not None else _labelled.rows(result, positions)
@@ -290,6 +294,28 @@ def classify(positions: Any, game: GameName, bound: int | None = None, *, out: A
             )
     if target is not result:
         result[...] = target
+    return result
+
+
+_WORDS = frozenset({np.dtype(np.int64), np.dtype(np.uint64)})
+
+
+def _quick(positions: NDArray[Any], game: str) -> NDArray[np.int64] | None:
+    """classify of a plain int64 or uint64 array of at most CHUNK rows (a
+    search's or a game loop's one position) at no bound: the fused kernel on it
+    straight; None for the general path, which takes everything else and
+    names a bad value."""
+    rules = GAMES.get(game)
+    if rules is None or positions.dtype not in _WORDS or positions.ndim != 2:
+        return None
+    n, k = positions.shape
+    if n > CHUNK or not positions.flags.aligned or k != (rules.piles or k) or k < 1:
+        return None
+    if k >= 3 and rules.name == "global-fibonacci-nim":
+        return None  # its search sees every row first
+    result = np.empty((n, 1 + k), dtype=np.int64)
+    if rules.kernel(positions, None)(positions.view(np.uint64), result, INT64_MAX) >= 0:
+        return None
     return result
 
 

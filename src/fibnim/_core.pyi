@@ -4,6 +4,7 @@
 # any strides); those with a `limit` check it themselves and return the first
 # index above it, or -1.
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -19,10 +20,32 @@ def use_implementation(name: str) -> bool: ...
 
 # The elementwise kernels are declared in fibnim/_declarations.py, one
 # `<topic>_<function>(*inputs: U64, *outputs, *options: bool, limit: int) -> int`
-# per declaration (the first index refused, or -1), and, where it says quick,
-# `<topic>_quick_<function>(*inputs) -> object`: Python ints or C-contiguous
-# int64/uint64 arrays answered as the public function answers them, or
-# NotImplemented for the general path (fibnim_c/calls.pxi).
+# per declaration (the first index refused, or -1). Their numpy ufuncs come
+# from make_ufunc (fibnim_c/ufuncs.pxi), and Front is the compiled half of
+# fibnim._ufunc.Elementwise (fibnim_c/calls.pxi).
+
+def make_ufunc(
+    kernel: str,
+    name: str,
+    doc: str,
+    inputs: int,
+    outputs: tuple[int, ...],
+    limit: int,
+    refusal: Callable[[int, int], BaseException],
+) -> np.ufunc: ...
+def set_compiled_active(active: bool) -> None: ...
+
+class Front:
+    ufunc: np.ufunc | None
+    exact: Callable[..., Any] | None
+    short_ufunc: np.ufunc | None
+    short_exact: Callable[..., Any] | None
+    inputs: int
+    scalar_high: int
+    def use_kernel(
+        self, kernel: str, short_kernel: str, limit: int, output_types: tuple[int, ...]
+    ) -> None: ...
+    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
 
 zeckendorf_ENCODE_LEVELS: tuple[tuple[int, int, int], ...]
 fibonacci_nim_ARC_TABLES: list[tuple[int, int]]

@@ -61,7 +61,7 @@ def _lazy(
         libraries = {_labelled.library(value) for value in (*args, *kwargs.values())}
         if "dask" in libraries:
             axis = None if last_axis is None else last_axis(*args, **kwargs)
-            return _map_blocks(function, args, kwargs, positions, axis)
+            return map_blocks(function, args, kwargs, positions, axis)
         if libraries & _labelled.LIBRARIES:  # their values go through wrapper again
             return _labelled.call(wrapper, args, kwargs, positions)
         return function(*args, **kwargs)
@@ -69,13 +69,15 @@ def _lazy(
     return wrapper  # type: ignore[return-value]
 
 
-def _map_blocks(
+def map_blocks(
     function: Callable[..., Any],
     args: tuple[Any, ...],
     kwargs: dict[str, Any],
-    positions: bool,
+    positions: bool = False,
     last_axis: int | None = None,
 ) -> Any:
+    """function over the blocks of its dask (and numpy) array arguments, lazily;
+    each block's errors name their index in the whole array."""
     import dask.array as da
 
     if kwargs.get("out") is not None:

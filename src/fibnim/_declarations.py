@@ -4,12 +4,14 @@ A `Declaration` holds every fact of one function: its inputs, its outputs'
 dtypes, the bounds integer arrays are held to, the exact Python-int function
 it answers with, and where its benchmark's inputs come from. From it come:
 
-- the public function's behaviour (`declared`: the quick call, then dask,
-  pandas and xarray, then `Declaration.answer`: scalars, object arrays,
-  integer arrays chunk by chunk, out=);
-- the compiled kernel it runs, fibnim._core's ``<topic>_<function>``
-  (fibnim_c/<topic>.pxi), called as ``kernel(*inputs, *outputs, *options,
-  limit) -> first bad index or -1``;
+- the public function (`declared`): a fibnim._ufunc.Elementwise, whose numpy
+  ufunc (one per setting of its options) runs the compiled kernel's loop
+  (fibnim_c/ufuncs.pxi) on the compiled core;
+- its general path (`Declaration.answer`: Python ints, object arrays, and
+  every call on the pure twin), which runs fibnim._core's
+  ``<topic>_<function>`` (fibnim_c/<topic>.pxi) or its twin chunk by chunk,
+  called as ``kernel(*inputs, *outputs, *options, limit) -> first bad index
+  or -1``;
 - its pure twin (`twin`), the same call answered by the exact function;
 - its benchmark case (fibnim.bench.suite) and its differential test
   (tests/test_declarations.py).
@@ -21,9 +23,7 @@ signature, overloads and docstring under `@declared`), its tests and docs.
 
 from __future__ import annotations
 
-import functools
 import importlib
-import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache, cached_property
@@ -32,7 +32,7 @@ from typing import Any, TypeVar
 import numpy as np
 from numpy.typing import DTypeLike
 
-from fibnim import _backend, _dask
+from fibnim import _backend
 from fibnim._apply import INT64_MAX, apply, outs_of
 from fibnim._checks import DIGITS_LIMIT, Bound, Test, flag
 from fibnim._exact import fibonacci_nim as nim
@@ -87,8 +87,7 @@ class Declaration:
     its bound) refuses values whose answer does not fit the output dtype.
     Scalars and object arrays are held to `exact_high`, which keeps the work
     bounded. When the last input is None, `default_last` makes it from the
-    first. `quick`: fibnim._core has ``<topic>_quick_<function>`` for calls
-    with no options and no out. `bench`: the inputs of its benchmark case
+    first. `bench`: the inputs of its benchmark case
     (fibnim.bench.suite.INPUTS).
     """
 
@@ -102,7 +101,6 @@ class Declaration:
     options: tuple[str, ...] = ()
     result_check: tuple[Callable[[int], bool], Bound] | None = None
     default_last: Callable[[Any], Any] | None = None
-    quick: bool = False
     bench: str = ""
 
     @cached_property
@@ -200,7 +198,6 @@ DECLARATIONS: dict[str, Declaration] = {
                 "(digits() and to_string() take every uint64; object arrays take any size)",
             ),
             exact_high=exact_number,
-            quick=True,
             bench="codes",
         ),
         Declaration(
@@ -209,7 +206,6 @@ DECLARATIONS: dict[str, Declaration] = {
             (np.int64,),
             zeck.value,
             extra=ADJACENT,
-            quick=True,
             bench="codes",
         ),
         Declaration(
@@ -253,7 +249,6 @@ DECLARATIONS: dict[str, Declaration] = {
             wythoff.is_safe,
             high=PILE,
             options=("misere",),
-            quick=True,
             bench="wythoff",
         ),
         Declaration(
@@ -284,7 +279,6 @@ DECLARATIONS: dict[str, Declaration] = {
             wythoff.winning_move,
             high=PILE,
             options=("misere",),
-            quick=True,
             bench="wythoff",
         ),
         Declaration(
@@ -308,7 +302,6 @@ DECLARATIONS: dict[str, Declaration] = {
             nim.one_pile_is_p,
             high=PILE,
             default_last=lambda n: n - (n > 0),  # the opening bound n - 1
-            quick=True,
             bench="piles",
         ),
         Declaration(
@@ -328,72 +321,17 @@ Function = TypeVar("Function", bound=Callable[..., Any])
 
 
 def declared(name: str) -> Callable[[Function], Function]:
-    """Make the decorated function the public function of declaration `name`.
+    """Make the decorated function the public function of declaration `name`:
+    a fibnim._ufunc.Elementwise, its numpy ufunc behind a thin front.
 
-    The decorated function gives the name, the signature and the docstring; its
-    body never runs. Calls go first to the quick call, where there is one (it
-    declines everything but Python ints and plain arrays), then through
-    fibnim._dask (dask arrays stay lazy, pandas and xarray objects keep their
-    labels) to `Declaration.answer`.
+    The decorated function gives the name, the signature, the typed overloads
+    and the docstring; its body never runs.
     """
-    declaration = DECLARATIONS[name]
-    count, topic, quick = (
-        len(declaration.inputs),
-        declaration.topic,
-        f"quick_{declaration.function}",
-    )
 
     def decorate(template: Function) -> Function:
-        signature = inspect.signature(template)
-        parameters = list(signature.parameters.values())
-        keywords = {p.name: p.default for p in parameters if p.kind is p.KEYWORD_ONLY}
-        defaults = [p.default for p in parameters[:count]]  # of the inputs
-        fewest = sum(default is inspect.Parameter.empty for default in defaults)
+        from fibnim._ufunc import Elementwise
 
-        @functools.wraps(template)
-        def general(*args: Any, **kwargs: Any) -> Any:
-            if fewest <= len(args) <= count and kwargs.keys() <= keywords.keys():
-                # the usual call, bound without inspect's (microseconds) help
-                inputs = [*args, *defaults[len(args) :]]
-                values = {**keywords, **kwargs}
-            else:
-                try:
-                    given = signature.bind(*args, **kwargs)
-                except TypeError as error:  # as Python words it, with the function's name
-                    raise TypeError(f"{declaration.function}(): {error}") from None
-                given.apply_defaults()
-                values = given.arguments
-                inputs = [values[name] for name in declaration.inputs]
-            return declaration.answer(
-                *inputs,
-                out=values["out"],
-                where=values["where"],
-                **{option: values[option] for option in declaration.options},
-            )
-
-        lazy = _dask.elementwise(general)
-        if not declaration.quick:
-            return lazy  # type: ignore[return-value]
-
-        def plain(options: dict[str, Any]) -> bool:
-            # options alone (an input given by name is not one), each of them False
-            return options.keys() <= names and all(
-                value is False or value is np.False_ for value in options.values()
-            )
-
-        names = set(declaration.options)
-
-        @functools.wraps(template)
-        def public(*args: Any, out: Any = None, **options: Any) -> Any:
-            # the quick call takes the inputs in order, and no option set
-            if out is None and len(args) <= count and (not options or plain(options)):
-                missing = (None,) * (count - len(args))  # an input left to its default
-                answer = getattr(_backend.active().modules[topic], quick)(*args, *missing)
-                if answer is not NotImplemented:
-                    return answer
-            return lazy(*args, out=out, **options)
-
-        return public  # type: ignore[return-value]
+        return Elementwise(DECLARATIONS[name], template)
 
     return decorate
 

@@ -47,7 +47,7 @@ def call(
     like_name, like = labelled[0]
     for name, other in labelled:
         _check_complete(where, name, other)
-        _check_same_labels(where, like_name, like, name, other)
+        check_same_labels(where, like_name, like, name, other)
     result = function(*map(values, args), **{k: values(v) for k, v in kwargs.items()})
     if kwargs.get("out") is not None:
         return result
@@ -101,7 +101,7 @@ def _check_complete(where: str, name: str, value: Any) -> None:
         raise ValueError(f"{where}: {name}[{label}] is missing (NA); fill or drop it first")
 
 
-def _check_same_labels(where: str, first_name: str, first: Any, name: str, other: Any) -> None:
+def check_same_labels(where: str, first_name: str, first: Any, name: str, other: Any) -> None:
     if library(first) != library(other):
         raise TypeError(f"{where}: {first_name} and {name} are a pandas and an xarray object")
     if library(first) == "pandas":

@@ -1,5 +1,4 @@
-"""What the pure twins share: the fused classify kernels' row loop, and the test
-of the quick calls' arguments."""
+"""What the pure twins share: the fused classify kernels' row loop."""
 
 from __future__ import annotations
 
@@ -38,9 +37,3 @@ def taking(row: list[int], move: tuple[int, int] | None) -> list[int] | None:
     after = list(row)
     after[move[0]] -= move[1]
     return after
-
-
-def words(*values: object) -> bool:
-    """Whether every value is a Python int from 0 to 2**64 - 1, which a quick call
-    answers (the general path takes the rest, and names what it refuses)."""
-    return all(type(v) is int and 0 <= v <= 0xFFFFFFFFFFFFFFFF for v in values)

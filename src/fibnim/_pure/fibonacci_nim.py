@@ -6,9 +6,8 @@ from typing import Any
 
 import numpy as np
 
-from fibnim._declarations import twin_of
 from fibnim._exact import fibonacci_nim as ints
-from fibnim._pure._rows import classify_rows, taking, words
+from fibnim._pure._rows import classify_rows, taking
 
 
 def two_pile_is_p(piles: np.ndarray, r: np.ndarray, out: np.ndarray, limit: int) -> int:
@@ -99,13 +98,10 @@ def classify_searched(
     return classify_rows(piles, out, limit, target)
 
 
-def quick_is_p(n: Any, r: Any) -> Any:
-    """fibonacci_nim.is_p(n, r) of Python ints (r None: the opening bound n - 1),
-    or NotImplemented (fibnim_c/calls.pxi)."""
-    if not (words(n) and (r is None or words(r))):
-        return NotImplemented
-    return ints.one_pile_is_p(n, max(n - 1, 0) if r is None else r)
-
-
 # the elementwise kernels, one per declaration (fibnim._declarations)
-__getattr__ = twin_of("fibonacci_nim")
+def __getattr__(name: str) -> Any:
+    # the declared kernels, made from their declarations on first use (this
+    # module is imported before fibnim._declarations)
+    from fibnim._declarations import twin_of
+
+    return twin_of("fibonacci_nim")(name)

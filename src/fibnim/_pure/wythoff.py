@@ -8,9 +8,8 @@ from typing import Any
 
 import numpy as np
 
-from fibnim._declarations import twin_of
 from fibnim._exact import wythoff as ints
-from fibnim._pure._rows import classify_rows, words
+from fibnim._pure._rows import classify_rows
 
 
 def classify(piles: np.ndarray, out: np.ndarray, misere: bool, limit: int) -> int:
@@ -26,15 +25,10 @@ def classify(piles: np.ndarray, out: np.ndarray, misere: bool, limit: int) -> in
     )
 
 
-def quick_is_safe(x: Any, y: Any) -> Any:
-    """wythoff.is_safe(x, y) of Python ints, or NotImplemented (fibnim_c/calls.pxi)."""
-    return ints.is_safe(x, y) if words(x, y) else NotImplemented
-
-
-def quick_winning_move(x: Any, y: Any) -> Any:
-    """wythoff.winning_move(x, y) of Python ints, or NotImplemented (fibnim_c/calls.pxi)."""
-    return ints.winning_move(x, y) if words(x, y) else NotImplemented
-
-
 # the elementwise kernels, one per declaration (fibnim._declarations)
-__getattr__ = twin_of("wythoff")
+def __getattr__(name: str) -> Any:
+    # the declared kernels, made from their declarations on first use (this
+    # module is imported before fibnim._declarations)
+    from fibnim._declarations import twin_of
+
+    return twin_of("wythoff")(name)

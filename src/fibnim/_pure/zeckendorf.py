@@ -12,9 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from fibnim._declarations import twin_of
 from fibnim._exact import zeckendorf as ints
-from fibnim._pure._rows import words
 
 
 def _checked(values: np.ndarray, limit: int, bad: Callable[[int], bool] | None = None) -> int:
@@ -53,15 +51,10 @@ def second_canonical_digits(n: np.ndarray, out: np.ndarray, limit: int) -> int:
     return -1
 
 
-def quick_encode(n: Any) -> Any:
-    """zeckendorf.encode(n) of a Python int, or NotImplemented (fibnim_c/calls.pxi)."""
-    return ints.code(n) if words(n) else NotImplemented
-
-
-def quick_decode(code: Any) -> Any:
-    """zeckendorf.decode(code) of a Python int, or NotImplemented (fibnim_c/calls.pxi)."""
-    return ints.value(code) if words(code) and not code & (code >> 1) else NotImplemented
-
-
 # the elementwise kernels, one per declaration (fibnim._declarations)
-__getattr__ = twin_of("zeckendorf")
+def __getattr__(name: str) -> Any:
+    # the declared kernels, made from their declarations on first use (this
+    # module is imported before fibnim._declarations)
+    from fibnim._declarations import twin_of
+
+    return twin_of("zeckendorf")(name)

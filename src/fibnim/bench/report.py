@@ -31,12 +31,13 @@ results.json (validated against `SCHEMA`, a JSON Schema):
   per element), `x_floor` (the median of `x_floor_samples`, each repeat's time
   over the floor's, timed in turns).
 - `calls` (may be missing): the cost of one call, in microseconds (median of
-  7 runs of 2,000 calls): `np_equal_array_us` and `np_equal_int_us` (np.equal
-  on one-element int64 arrays and on Python ints), `target_array_us`,
-  `target_int_us`, and `calls`, one per function: `name`, `array_us` (on
-  one-element int64 arrays), `int_us` (on Python ints), and the same through
-  the general path alone (the quick calls declining), `general_array_us` and
-  `general_int_us`.
+  7 runs of 2,000 calls, fibnim.bench.run.measure_calls): `np_equal_us`
+  (np.equal per form: `ints`, `plain`, `out`, `where`, `block`),
+  `target_x_equal`, `target_int_us`, `block` (its size), `classify_row_us` and
+  its target, and `calls`, one per elementwise function: `name`, `ints_us`,
+  `plain_us`, `out_us`, `where_us` (out= and where=), `block_us` (a block
+  with out=), `element_ns` (in cache, with out=) and `series_x` (a pandas
+  Series over its ndarray, or null).
 - A kernel's `reference` names another kernel of the run; its `x_reference`
   target is this kernel's time per element over that one's, at the largest
   size both ran.
@@ -56,6 +57,9 @@ _TIMING = {
     "required": ["median", "min", "max"],
     "properties": {k: {"type": "number", "minimum": 0} for k in ("median", "min", "max")},
 }
+
+#: the forms of one call (fibnim.bench.run.measure_calls)
+_FORMS = ("ints", "plain", "out", "where")
 
 SCHEMA: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -154,27 +158,31 @@ SCHEMA: dict[str, Any] = {
         },
         "calls": {
             "type": "object",
-            "required": [
-                "np_equal_array_us",
-                "np_equal_int_us",
-                "target_array_us",
-                "target_int_us",
-                "calls",
-            ],
+            "required": ["np_equal_us", "target_x_equal", "target_int_us", "block", "calls"],
             "properties": {
+                "np_equal_us": {
+                    "type": "object",
+                    "required": [*_FORMS, "block"],
+                    "properties": {
+                        key: {"type": "number", "exclusiveMinimum": 0}
+                        for key in [*_FORMS, "block"]
+                    },
+                },
                 "calls": {
                     "type": "array",
                     "items": {
                         "type": "object",
-                        "required": ["name", "array_us", "int_us"],
+                        "required": ["name", *(f"{form}_us" for form in _FORMS), "block_us"],
                         "properties": {
-                            key: {"type": "number", "exclusiveMinimum": 0}
-                            for key in (
-                                "array_us",
-                                "int_us",
-                                "general_array_us",
-                                "general_int_us",
-                            )
+                            **{
+                                key: {"type": "number", "exclusiveMinimum": 0}
+                                for key in (
+                                    *(f"{form}_us" for form in _FORMS),
+                                    "block_us",
+                                    "element_ns",
+                                )
+                            },
+                            "series_x": {"type": ["number", "null"]},
                         },
                     },
                 },
@@ -426,31 +434,50 @@ def markdown(results: dict[str, Any], plots: list[str] | None = None) -> str:
 
 
 def call_table(calls: dict[str, Any]) -> list[str]:
-    """The per-call section: microseconds per call, x np.equal, and the targets."""
-    array_target, int_target = calls["target_array_us"], calls["target_int_us"]
+    """The per-call section: each form's cost over np.equal's, and the targets."""
+    equal, x_target = calls["np_equal_us"], calls["target_x_equal"]
+    int_target, block = calls["target_int_us"], calls["block"]
     lines = [
         "## Per call",
         "",
-        "Microseconds per call (median of 7 runs of 2,000 calls), as a search or a game "
-        "loop calls: on one-element int64 arrays, and on Python ints; x np.equal is against "
-        f"np.equal on the same arguments ({_number(calls['np_equal_array_us'])} us on the "
-        f"arrays, {_number(calls['np_equal_int_us'])} us on the ints); general is the same "
-        "call through the general path alone (the quick calls declining). Targets: at most "
-        f"{_number(array_target)} us on the arrays, {_number(int_target)} us on the ints.",
+        "Each elementwise function called once (median of 7 runs of 2,000 calls), as a "
+        "search, a game loop or a loop over preallocated blocks calls it: on Python ints "
+        f"(us; target at most {_number(int_target)} us), and on one-element int64 arrays "
+        "plain, with out=, and with out= and where=, each as x np.equal in the same form "
+        f"and run (np.equal: {_number(equal['plain'])}, {_number(equal['out'])} and "
+        f"{_number(equal['where'])} us; target at most {_number(x_target)}x). A block: "
+        f"{block} elements with out=, in us, against its bound, np.equal's time on the "
+        f"block ({_number(equal['block'])} us) plus {block} times the function's own time "
+        "per element in cache. Series: a pandas Series of 10**6 over its ndarray (target "
+        "at most 1.2).",
         "",
-        "| function | array us | x np.equal | met | general | ints us | x np.equal | met | "
-        "general |",
+        "| function | ints us | plain x | out= x | where= x | block us | bound us | "
+        "Series x | met |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
     for call in calls["calls"]:
-        array_us, int_us = call["array_us"], call["int_us"]
-        lines.append(
-            f"| {call['name']} | {_number(array_us)} | "
-            f"{_number(array_us / calls['np_equal_array_us'])} | "
-            f"{_MET[array_us <= array_target]} | {_number(call.get('general_array_us'))} | "
-            f"{_number(int_us)} | {_number(int_us / calls['np_equal_int_us'])} | "
-            f"{_MET[int_us <= int_target]} | {_number(call.get('general_int_us'))} |"
+        ratios = [call[f"{form}_us"] / equal[form] for form in ("plain", "out", "where")]
+        bound = equal["block"] + block * call["element_ns"] / 1e3
+        series = call.get("series_x")
+        met = (
+            call["ints_us"] <= int_target
+            and max(ratios) <= x_target
+            and call["block_us"] <= bound
+            and (series is None or series <= 1.2)
         )
+        lines.append(
+            f"| {call['name']} | {_number(call['ints_us'])} | "
+            + " | ".join(_number(r) for r in ratios)
+            + f" | {_number(call['block_us'])} | {_number(bound)} | {_number(series)} | "
+            f"{_MET[met]} |"
+        )
+    if "classify_row_us" in calls:
+        lines += [
+            "",
+            f"classify of one row (wythoff): {_number(calls['classify_row_us'])} us "
+            f"(target at most {_number(calls['target_classify_row_us'])} us: "
+            f"{_MET[calls['classify_row_us'] <= calls['target_classify_row_us']]}).",
+        ]
     return lines
 
 

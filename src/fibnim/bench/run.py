@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import itertools
 import math
@@ -14,7 +13,7 @@ import sysconfig
 import time
 import timeit
 import tracemalloc
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,7 +24,17 @@ import numpy as np
 import fibnim
 from fibnim import _backend
 from fibnim.bench import pipelines
-from fibnim.bench.suite import ARRAY_CALL_US, CALLS, CASES, INT_CALL_US, SOLVERS, Case, Inputs
+from fibnim.bench.suite import (
+    CALL_X_EQUAL,
+    CALLS,
+    CASES,
+    CLASSIFY_ROW_US,
+    INT_CALL_US,
+    SOLVERS,
+    Call,
+    Case,
+    Inputs,
+)
 
 
 @dataclass(frozen=True)
@@ -230,58 +239,78 @@ def per_call(function: Callable[[], Any]) -> float:
     return statistics.median(runs) / 2000 * 1e6
 
 
-@contextlib.contextmanager
-def general_path() -> Iterator[None]:
-    """The compiled core's quick calls (fibnim_c/calls.pxi) declining every call
-    for a while: what each call costs through the general path alone."""
-    quick = [
-        (kernels, name, getattr(kernels, name))
-        for kernels in map(_backend.kernels, _backend.TOPICS)
-        for name in dir(kernels)
-        if name.startswith("quick_")
-    ]
-    for kernels, name, _ in quick:
-        setattr(kernels, name, lambda *arguments: NotImplemented)
-    try:
-        yield
-    finally:
-        for kernels, name, function in quick:
-            setattr(kernels, name, function)
+#: elements of the blocks a loop over preallocated blocks passes, and of the
+#: in-cache call whose time per element bounds theirs
+BLOCK, IN_CACHE = 1000, 8192
+SERIES_SIZE = 10**6
 
 
 def measure_calls() -> dict[str, Any]:
-    """The per-call cost of the functions CALLS names, next to np.equal's, with
-    their quick calls and through the general path alone."""
+    """The cost of one call of each elementwise function in each form, next to
+    np.equal's in the same form and run (see the report's Per call section):
+    on Python ints, on one-element int64 arrays plain, with out=, and with
+    out= and where=; a block of BLOCK elements with out=, against np.equal's
+    plus BLOCK times the function's own in-cache time per element; a pandas
+    Series of SERIES_SIZE against its ndarray; classify of one row."""
+    from fibnim import classify
+
     _backend.use("cython")
-    one, other = np.array([4]), np.array([5])  # 4: a pile, a number and a code
-
-    def costs() -> list[tuple[float, float]]:
-        return [
-            (per_call(functools.partial(call.on_array, one)), per_call(call.on_ints))
-            for call in CALLS
-        ]
-
-    quick = costs()
-    with general_path():
-        general = costs()
-    return {
-        "np_equal_array_us": per_call(lambda: np.equal(one, other)),
-        "np_equal_int_us": per_call(lambda: np.equal(3, 5)),
-        "target_array_us": ARRAY_CALL_US,
-        "target_int_us": INT_CALL_US,
-        "calls": [
-            {
-                "name": call.name,
-                "array_us": array_us,
-                "int_us": int_us,
-                "general_array_us": general_array_us,
-                "general_int_us": general_int_us,
-            }
-            for call, (array_us, int_us), (general_array_us, general_int_us) in zip(
-                CALLS, quick, general, strict=True
-            )
-        ],
+    one, other, mask = np.array([4]), np.array([5]), np.array([True])
+    equal_out = np.empty(1, dtype=bool)
+    block = np.full(BLOCK, 4)
+    block_out = np.empty(BLOCK, dtype=bool)
+    equal = {
+        "ints": per_call(lambda: np.equal(4, 5)),
+        "plain": per_call(lambda: np.equal(one, other)),
+        "out": per_call(lambda: np.equal(one, other, out=equal_out)),
+        "where": per_call(lambda: np.equal(one, other, out=equal_out, where=mask)),
+        "block": per_call(lambda: np.equal(block, block, out=block_out)),
     }
+    rows = [_call_row(call, one, mask) for call in CALLS]
+    table = np.array([[3, 5]])
+    return {
+        "np_equal_us": equal,
+        "target_x_equal": CALL_X_EQUAL,
+        "target_int_us": INT_CALL_US,
+        "block": BLOCK,
+        "classify_row_us": per_call(lambda: classify(table, "wythoff")),
+        "target_classify_row_us": CLASSIFY_ROW_US,
+        "calls": rows,
+    }
+
+
+def _call_row(call: Call, one: np.ndarray, mask: np.ndarray) -> dict[str, Any]:
+    """measure_calls' figures of one function."""
+    f, count = call.function, call.arity
+    ones, ints, outs = [one] * count, [4] * count, call.outs(1)
+    blocks, block_outs = [np.full(BLOCK, 4)] * count, call.outs(BLOCK)
+    cached, cached_outs = [np.full(IN_CACHE, 4)] * count, call.outs(IN_CACHE)
+    return {
+        "name": call.name,
+        "ints_us": per_call(lambda: f(*ints)),
+        "plain_us": per_call(lambda: f(*ones)),
+        "out_us": per_call(lambda: f(*ones, out=outs)),
+        "where_us": per_call(lambda: f(*ones, out=outs, where=mask)),
+        "block_us": per_call(lambda: f(*blocks, out=block_outs)),
+        "element_ns": per_call(lambda: f(*cached, out=cached_outs)) / IN_CACHE * 1e3,
+        "series_x": _series_ratio(f, count, call.sample(SERIES_SIZE)),
+    }
+
+
+def _series_ratio(function: Callable[..., Any], count: int, values: np.ndarray) -> float | None:
+    """function's time on a pandas Series of values over its time on the
+    Series' ndarray, timed in turns (None without pandas)."""
+    try:
+        import pandas as pd
+    except ImportError:
+        return None
+    series = pd.Series(values)
+    ratios = []
+    for _ in range(5):
+        on_series = min(timeit.repeat(lambda: function(*[series] * count), number=1, repeat=3))
+        on_array = min(timeit.repeat(lambda: function(*[values] * count), number=1, repeat=3))
+        ratios.append(on_series / on_array)
+    return statistics.median(ratios)
 
 
 def measure_solvers(plan: Plan) -> list[dict[str, Any]]:

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 import fibnim
-from fibnim import GameName, classify, fibonacci_nim, power_nim, solvers, wythoff
+from fibnim import GameName, classify, fibonacci_nim, power_nim, solvers, wythoff, zeckendorf
 from fibnim._declarations import DECLARATIONS, Declaration
 
 PHI = (1 + 5**0.5) / 2
@@ -433,25 +433,37 @@ SOLVERS: list[Solver] = [
 
 @dataclass(frozen=True)
 class Call:
-    """One public function called once, as a search or a game loop calls it: on
-    one-element int64 arrays and on Python ints, each next to np.equal on the
-    same arguments; the targets are microseconds per call."""
+    """One public elementwise function called once, as a search, a game loop or
+    a loop over preallocated blocks calls it, in each form: on Python ints, and
+    on one-element int64 arrays plain, with out= and with out= and where=;
+    each next to np.equal in the same form and run."""
 
     name: str
-    on_array: Callable[[np.ndarray], Any]
-    on_ints: Callable[[], Any]
-    arity: int = 1
+    function: Callable[..., Any]
+    arity: int
+    outputs: tuple[Any, ...]
+
+    def sample(self, size: int) -> np.ndarray:
+        """`size` values every one of the functions takes: 1 to 93 (codes of
+        them, for decode), as int64."""
+        values = np.random.default_rng(0).integers(1, 94, size)
+        if self.name == "zeckendorf.decode":
+            return zeckendorf.encode(values).astype(np.int64)
+        return values
+
+    def outs(self, size: int) -> Any:
+        """Preallocated outputs of `size` elements, as out= takes them."""
+        outs = tuple(np.empty(size, dtype=dtype) for dtype in self.outputs)
+        return outs[0] if len(outs) == 1 else outs
 
 
-ARRAY_CALL_US = 2.0  # the targets: a one-element call, and a call on Python ints
-INT_CALL_US = 1.0
+#: the targets: every form at most this many times np.equal's cost in the same
+#: form; Python ints at most INT_CALL_US microseconds
+CALL_X_EQUAL = 2.0
+INT_CALL_US = 0.5
+CLASSIFY_ROW_US = 2.0  # classify of one position
 
-
-def _call(declaration: Declaration) -> Call:
-    function, count = declaration.public, len(declaration.inputs)
-    return Call(
-        declaration.name, lambda a: function(*[a] * count), lambda: function(*[5] * count), count
-    )
-
-
-CALLS: list[Call] = [_call(d) for d in DECLARATIONS.values() if d.quick]
+CALLS: list[Call] = [
+    Call(d.name, d.public, len(d.inputs), tuple(np.dtype(o) for o in d.outputs))
+    for d in DECLARATIONS.values()
+]

@@ -1,0 +1,451 @@
+"""The public elementwise functions: each a numpy ufunc, behind a thin front.
+
+`Elementwise` is the object that fibnim.wythoff.is_safe and the other
+declared functions (fibnim._declarations) are. On the compiled core its calls
+of Python ints and of integer arrays (with out= and where=) are answered by
+its compiled half (fibnim_c/calls.pxi's `Front`): Python ints by the compiled
+kernel (or the exact function, past its bounds), arrays by the function's
+numpy ufunc (fibnim_c/ufuncs.pxi), which brings broadcasting, out=, where=,
+casting= and order=. Everything else comes to `Elementwise.general`: keyword
+inputs and options (misere=True is a ufunc of its own), object arrays of big
+ints (answered exactly), lists, pandas and xarray objects (through numpy's
+protocol, `__array_ufunc__`, which keeps their labels), dask arrays (block by
+block, lazily), and every call on the pure twin, which has no ufuncs and
+answers through fibnim._apply (its object loop, np.frompyfunc, for pandas and
+xarray).
+
+A ufunc's loop sees buffers, not the caller's arrays: at a refused value it
+raises the error naming the value (`Elementwise._refusal`), marked unlocated,
+and `Elementwise.locate` finds the value's index in the caller's arrays by
+running the call again on the general path, which names it.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from fibnim import _backend, _dask, _labelled
+from fibnim._apply import INT64_MAX, UINT64_MAX, outs_of, overlap
+from fibnim._checks import NONNEGATIVE, Bound, check_int, flag, integers, refuse
+
+if TYPE_CHECKING:
+    from fibnim._declarations import Declaration
+
+#: the keywords of numpy's ufunc calls that the public functions pass on
+NUMPY_KEYWORDS = ("casting", "order", "subok")
+
+#: refused ufunc methods: each element is answered on its own, there is
+#: nothing to fold
+NOT_FOLDS = ("reduce", "accumulate", "reduceat", "at")
+
+
+class _General:
+    """The front of an installation without the compiled core: every call is general."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.general(*args, **kwargs)  # type: ignore[attr-defined]
+
+
+_Front: type = _General if _backend._CORE is None else _backend._CORE.Front
+
+
+def library(value: Any) -> str:
+    """The top-level package of value's type ("numpy", "pandas", "dask", ...)."""
+    return type(value).__module__.partition(".")[0]
+
+
+class Elementwise(_Front):  # type: ignore[misc]
+    """A public elementwise function of fibnim (see the module)."""
+
+    def __init__(self, declaration: Declaration, template: Callable[..., Any]) -> None:
+        functools.update_wrapper(self, template)
+        self.declaration = declaration
+        self._signature = inspect.signature(template)
+        self.__signature__ = self._signature
+        self._ufuncs: dict[tuple[tuple[bool, ...], bool], Any] = {}
+        self._objects: dict[tuple[tuple[bool, ...], bool, bool], np.ufunc] = {}
+        d = declaration
+        self.inputs = len(d.inputs)
+        plain = tuple(False for _ in d.options)
+        self.ufunc = self._ufunc(plain, short=False)
+        self.exact = self._scalar(d.exact)
+        self.short_ufunc = None
+        self.short_exact = None
+        if d.default_last is not None:
+            self.short_ufunc = self._ufunc(plain, short=True)
+            self.short_exact = self._scalar(d._exact_from_first)
+        self.scalar_high = self._scalar_high()
+        if self.ufunc is not None:
+            self.use_kernel(
+                d.name,
+                f"{d.name}_opening" if d.default_last is not None else "",
+                UINT64_MAX if d.high is None else d.high.limit,
+                tuple(np.dtype(o).num for o in d.outputs),
+            )
+
+    def __repr__(self) -> str:
+        return f"<fibnim elementwise function {self.declaration.name}>"
+
+    # -- what numpy's ufuncs have ------------------------------------------------
+
+    @property
+    def nin(self) -> int:
+        return self.inputs
+
+    @property
+    def nout(self) -> int:
+        return len(self.declaration.outputs)
+
+    @property
+    def types(self) -> list[str]:
+        """The loops of the compiled ufunc (numpy's type codes); [] on the pure twin."""
+        return [] if self.ufunc is None else list(self.ufunc.types)
+
+    def outer(self, a: Any, b: Any, /, **kwargs: Any) -> Any:
+        """The function of every pair (a[i...], b[j...]): the result has shape
+        a.shape + b.shape, as numpy's ufunc.outer gives it.
+
+        >>> import fibnim
+        >>> fibnim.wythoff.is_safe.outer(range(4), range(4)).astype(int)
+        array([[1, 0, 0, 0],
+               [0, 0, 1, 0],
+               [0, 1, 0, 0],
+               [0, 0, 0, 0]])
+        """
+        if self.inputs != 2:
+            raise TypeError(f"{self.__name__}.outer: {self.__name__} takes one input, outer two")
+        if library(a) != "dask":
+            a = integers(a, self.__name__, self.declaration.inputs[0])
+        b_ndim = np.ndim(b) if library(b) != "dask" else b.ndim
+        if not isinstance(a, int):
+            a = a[(Ellipsis,) + (None,) * b_ndim]
+        return self(a, b, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        if name in NOT_FOLDS:
+            raise TypeError(
+                f"{self.__name__}.{name} is not supported: {self.__name__} answers each "
+                "element on its own, and its results are not its inputs' kind to fold"
+            )
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    # -- the general path -----------------------------------------------------------
+
+    def general(self, *args: Any, **kwargs: Any) -> Any:
+        """Every call the compiled half does not answer (see the module)."""
+        d = self.declaration
+        numpy_keywords = {key: kwargs.pop(key) for key in NUMPY_KEYWORDS if key in kwargs}
+        passed = dict(numpy_keywords)
+        try:
+            given = self._signature.bind(*args, **kwargs)
+        except TypeError as error:  # as Python words it, with the function's name
+            raise TypeError(f"{d.function}(): {error}") from None
+        given.apply_defaults()
+        values = given.arguments
+        inputs = [values[name] for name in d.inputs]
+        settings = tuple(flag(values[name], d.function, name) for name in d.options)
+        short = d.default_last is not None and inputs[-1] is None
+        if short:
+            inputs.pop()
+        out, where = values["out"], values["where"]
+        if out is not None:
+            passed["out"] = out
+        if where is not True:
+            passed["where"] = where
+        compiled = _backend.active() is _backend.COMPILED and _backend.COMPILED is not None
+        kinds = {library(v) for v in inputs}
+        if "dask" in kinds:
+            # block by block, each block's errors named by their index in the
+            # whole array (numpy's protocol would lose where a block starts)
+            return _dask.map_blocks(self, args, {**kwargs, **numpy_keywords})
+        if kinds & {"pandas", "xarray"} and out is None:
+            return self._labelled(inputs, settings, short, passed, compiled)
+        # with out=, pandas and xarray objects are read as their arrays: the
+        # answer is out, which has no labels
+        return self._arrays(inputs, settings, short, passed, compiled)
+
+    def _arrays(
+        self,
+        inputs: list[Any],
+        settings: tuple[bool, ...],
+        short: bool,
+        passed: dict[str, Any],
+        compiled: bool,
+    ) -> Any:
+        """A call of Python ints, arrays, lists and the like."""
+        d = self.declaration
+        out, where = passed.get("out"), passed.get("where", True)
+        arrays = [
+            integers(_labelled.values(v), d.function, name)
+            for v, name in zip(inputs, d.inputs, strict=False)
+        ]
+        exact = any(isinstance(a, np.ndarray) and a.dtype == object for a in arrays)
+        scalars = all(isinstance(a, int) for a in arrays) and not passed
+        if not compiled or exact or scalars:
+            # the general path (order= and subok= change nothing in its answers)
+            options = dict(zip(d.options, settings, strict=True))
+            last = [None] if short else []
+            outs = _outs(out, len(d.outputs), d.function)
+            dtypes = [np.dtype(t) for t in d.outputs]
+            if outs is None or exact or [getattr(o, "dtype", None) for o in outs] == dtypes:
+                return d.answer(*arrays, *last, out=out, where=where, **options)
+            # an out of another dtype: written as the ufunc writes it, where the
+            # cast is safe
+            answer = d.answer(*arrays, *last, where=where, **options)
+            answers = answer if isinstance(answer, tuple) else (answer,)
+            for o, a in zip(outs, answers, strict=True):
+                casting = passed.get("casting", "safe")
+                np.copyto(o, a, casting=casting, where=np.asarray(where, dtype=bool))
+            return tuple(outs) if len(outs) > 1 else outs[0]
+        ufunc = self._ufunc(settings, short)
+        outs = _outs(out, len(d.outputs), d.function)
+        if outs is not None:
+            passed.setdefault("casting", "safe")  # no answer wraps into a narrower out
+        if "where" in passed and "out" not in passed:
+            # what where= leaves out is 0 (False), never memory nothing wrote
+            shape = np.broadcast_shapes(*(np.shape(a) for a in arrays), np.shape(where))
+            passed["out"] = tuple(np.zeros(shape, dtype=o) for o in d.outputs)
+        try:
+            answer = ufunc(*arrays, **passed)
+        except (OverflowError, ValueError, RuntimeError) as error:
+            if getattr(error, "fibnim_unlocated", False):
+                self.locate(error, "__call__", arrays, passed, settings)
+            raise
+        if out is None and "out" in passed:  # the zeros made above: as a call without out
+            answers = answer if isinstance(answer, tuple) else (answer,)
+            answers = tuple(a[()] if a.ndim == 0 else a for a in answers)
+            return answers if len(answers) > 1 else answers[0]
+        return answer
+
+    def locate(
+        self,
+        error: BaseException,
+        method: str,
+        args: Any,
+        kwargs: dict[str, Any],
+        settings: tuple[bool, ...] = (),
+    ) -> None:
+        """Raise the error of the first value refused in args, named by its index
+        in the caller's arrays: the general path, which names it, run again on
+        them (without out=). If it finds none (another thread has changed the
+        array since), `error` stands."""
+        d = self.declaration
+        arrays = [np.asarray(a) for a in args]
+        if method == "outer":
+            a, b = arrays
+            arrays = [a.reshape(a.shape + (1,) * b.ndim), b]
+        short = len(arrays) < len(d.inputs)
+        options = dict(zip(d.options, settings or (False,) * len(d.options), strict=True))
+        try:
+            d.answer(
+                *arrays, *([None] if short else []), where=kwargs.get("where", True), **options
+            )
+        except (OverflowError, ValueError, RuntimeError, TypeError) as located:
+            raise located from None
+
+    # -- pandas and xarray --------------------------------------------------------
+
+    def _labelled(
+        self,
+        inputs: list[Any],
+        settings: tuple[bool, ...],
+        short: bool,
+        passed: dict[str, Any],
+        compiled: bool,
+    ) -> Any:
+        """A call with a pandas or xarray object among its inputs, without out=:
+        through numpy's protocol, which keeps their types and labels."""
+        d = self.declaration
+        named = list(zip(d.inputs, inputs, strict=False))
+        labelled = [(n, v) for n, v in named if library(v) in ("pandas", "xarray")]
+        for name, other in labelled[1:]:
+            # pandas and xarray would align them: fibnim computes on the
+            # positions given, and refuses labels that do not match
+            _labelled.check_same_labels(d.function, *labelled[0], name, other)
+        mask = passed.get("where", True)
+        if mask is not True and "out" not in passed:
+            # no out= to keep: 1 (which every function takes) where the mask is
+            # False, and 0 (False) in the answers there
+            inputs = [_where(mask, v, 1) for v in inputs]
+            del passed["where"]
+            answer = self._labelled(inputs, settings, short, passed, compiled)
+            answers = answer if isinstance(answer, tuple) else (answer,)
+            zeroed = tuple(_where(mask, a, 0) for a in answers)
+            return zeroed if isinstance(answer, tuple) else zeroed[0]
+        kinds = set()
+        for value, name in zip(inputs, d.inputs, strict=False):
+            dtype = getattr(value, "dtype", None)
+            kind = "i" if dtype is None else getattr(dtype, "numpy_dtype", dtype).kind
+            if kind not in "iuO":
+                raise TypeError(f"{d.function}: {name} must have an integer dtype, not {dtype}")
+            kinds.add(kind)
+        exact = "O" in kinds
+        ufunc = self._ufunc(settings, short) if compiled and not exact else None
+        if ufunc is None:
+            ufunc = self._object_ufunc(settings, short, exact)
+        try:
+            result = ufunc(*inputs, **passed)
+        except (OverflowError, ValueError, RuntimeError) as error:
+            if getattr(error, "fibnim_unlocated", False):
+                self.locate(error, "__call__", inputs, passed, settings)
+            raise
+        if ufunc.types[0][-1] != "O" or "out" in passed:
+            return result
+        # the object loop's answers as the declared types (exact ints stay objects)
+        results = result if isinstance(result, tuple) else (result,)
+        typed = tuple(
+            _typed(r, o) if not exact or np.dtype(o).kind == "b" else r
+            for r, o in zip(results, d.outputs, strict=True)
+        )
+        return typed if isinstance(result, tuple) else typed[0]
+
+    # -- the ufuncs -----------------------------------------------------------------
+
+    def _ufunc(self, settings: tuple[bool, ...], short: bool) -> Any:
+        """The compiled ufunc of these options (None without the compiled core)."""
+        key = (settings, short)
+        if key not in self._ufuncs:
+            self._ufuncs[key] = self._make_ufunc(settings, short)
+        return self._ufuncs[key]
+
+    def _make_ufunc(self, settings: tuple[bool, ...], short: bool) -> Any:
+        core = _backend._CORE
+        if core is None:
+            return None
+        d = self.declaration
+        suffix = "".join(f"_{name}" for name, on in zip(d.options, settings, strict=True) if on)
+        suffix += "_opening" if short else ""
+        inputs = len(d.inputs) - short
+        limit = UINT64_MAX if d.high is None else min(d.high.limit, UINT64_MAX)
+        doc = f"The numpy ufunc of fibnim.{d.name}{' (' + suffix[1:] + ')' if suffix else ''}."
+        return core.make_ufunc(
+            d.name + suffix,
+            d.function + suffix,
+            doc,
+            inputs,
+            tuple(np.dtype(o).num for o in d.outputs),
+            limit,
+            functools.partial(self._refusal, settings),
+        )
+
+    def _object_ufunc(self, settings: tuple[bool, ...], short: bool, exact: bool) -> np.ufunc:
+        """numpy's object ufunc of the exact function: each element checked as the
+        general path checks it (to exact_high for exact ints, else to the
+        fixed-width bounds), its errors unlocated."""
+        key = (settings, short, exact)
+        if key in self._objects:
+            return self._objects[key]
+        d = self.declaration
+        names = d.inputs[: len(d.inputs) - short]
+        high = d.exact_high() if callable(d.exact_high) else d.exact_high
+        if not exact:
+            high = d.high if d.high is not None else Bound(UINT64_MAX, OverflowError, "")
+        function: Callable[..., Any] = d._exact_from_first if short else d.exact
+        missing = (-1,) * len(d.outputs)
+
+        def element(*values: Any) -> Any:
+            try:
+                ints = [
+                    check_int(int(v), d.function, name, NONNEGATIVE, high, d.extra)
+                    for v, name in zip(values, names, strict=True)
+                ]
+                if not exact and d.result_check is not None and d.result_check[0](ints[0]):
+                    raise refuse(d.function, names[0], None, ints[0], d.result_check[1])
+            except (OverflowError, ValueError) as error:
+                _mark(error)
+                raise
+            answer = function(*ints, *settings)
+            return answer if len(d.outputs) == 1 else (answer or missing)
+
+        ufunc: np.ufunc = np.frompyfunc(element, len(names), len(d.outputs))
+        self._objects[key] = ufunc
+        return ufunc
+
+    def _refusal(self, settings: tuple[bool, ...], argument: int, value: int) -> BaseException:
+        """The error of a value that a ufunc's loop refused (no index: see the module)."""
+        d = self.declaration
+        name = d.inputs[argument]
+        error: BaseException
+        try:
+            check_int(
+                value, d.function, name, NONNEGATIVE, d.high, d.extra if argument == 0 else ()
+            )
+            if d.result_check is not None and argument == 0:
+                test, bound = d.result_check
+                if test(value):
+                    raise refuse(d.function, name, None, value, bound)
+            error = RuntimeError(
+                f"{d.function}: {name} = {value} was out of range when read and is not now: "
+                "the array changed while fibnim read it (nothing was computed from it)"
+            )
+        except (OverflowError, ValueError) as refused:
+            error = refused
+        _mark(error)
+        return error
+
+    # -- Python ints ----------------------------------------------------------------
+
+    def _scalar(self, exact: Callable[..., Any]) -> Callable[..., Any]:
+        """exact, for the compiled half's Python ints (0 .. scalar_high): a value
+        the declaration's extra test refuses goes to the general path, which
+        raises its error."""
+        if not self.declaration.extra:
+            return exact
+        ((test, _),) = self.declaration.extra  # one each: decode's and array_position's
+
+        def checked(*ints: int) -> Any:
+            return self.general(*ints) if test(ints[0]) else exact(*ints)
+
+        return checked
+
+    def _scalar_high(self) -> int:
+        """The largest Python int the compiled half hands to the exact function."""
+        high = self.declaration.exact_high
+        if callable(high):  # exact_number: F_{DIGITS_LIMIT + 2} - 1, far above 2**63
+            return INT64_MAX
+        return INT64_MAX if high is None else min(high.limit, INT64_MAX)
+
+
+def _where(mask: Any, value: Any, other: int) -> Any:
+    """value where mask is True, other elsewhere, keeping value's type (a
+    pandas, xarray or dask object, an array, or an int)."""
+    kind = library(value)
+    if kind == "pandas":
+        return value.where(np.asarray(mask), other)
+    if kind == "xarray":
+        return value.where(mask, other)
+    if kind == "dask":
+        import dask.array as da
+
+        return da.where(mask, value, other).astype(value.dtype)
+    return np.where(mask, value, other)
+
+
+#: pandas' nullable type of each output dtype, for answers with missing values
+_NULLABLE = {"bool": "boolean", "uint8": "UInt8", "int64": "Int64", "uint64": "UInt64"}
+
+
+def _typed(result: Any, dtype: Any) -> Any:
+    """The object loop's answers as dtype (pandas' nullable type where NA is among them)."""
+    if library(result) == "pandas" and result.isna().to_numpy().any():
+        return result.astype(_NULLABLE[np.dtype(dtype).name])
+    return result.astype(dtype)
+
+
+def _outs(out: Any, count: int, where: str) -> list[Any] | None:
+    """out= as a list (None: not given); outs that share memory refused."""
+    outs = outs_of(out, count, where)
+    if outs is not None and len(outs) == 2 and all(isinstance(o, np.ndarray) for o in outs):
+        if overlap(outs[0], outs[1]):
+            raise ValueError(f"{where}: out[0] and out[1] share memory")
+    return outs
+
+
+def _mark(error: BaseException) -> None:
+    """Mark an error of a refused value as not yet naming its index (see the module)."""
+    setattr(error, "fibnim_unlocated", True)  # noqa: B010
