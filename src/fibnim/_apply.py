@@ -314,7 +314,7 @@ def map_objects(
     _copy_back(targets, outs)
 
 
-def _as_array(value: int | np.ndarray) -> np.ndarray:
+def as_array(value: int | np.ndarray) -> np.ndarray:
     """A scalar among arrays, as the smallest fitting 0-d array (object beyond uint64)."""
     if isinstance(value, np.ndarray):
         return value
@@ -402,7 +402,7 @@ def apply(
         for v, name in zip(scalars, names, strict=True):
             check_int(v, where, name, low, exact_high, extra)
         return exact(*scalars)
-    arrays = [_as_array(v) for v in values]
+    arrays = [as_array(v) for v in values]
     shape = np.broadcast_shapes(*(a.shape for a in arrays))
     keep = _mask(mask, shape, where) if masked else None
     if any(a.dtype == object for a in arrays):

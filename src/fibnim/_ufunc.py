@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from fibnim import _backend, _dask, _labelled
+from fibnim import _apply, _backend, _dask, _labelled
 from fibnim._apply import INT64_MAX, UINT64_MAX, outs_of, overlap
 from fibnim._checks import NONNEGATIVE, Bound, check_int, flag, integers, refuse
 
@@ -190,6 +190,9 @@ class Elementwise(_Front):  # type: ignore[misc]
             # the general path (order= and subok= change nothing in its answers)
             options = dict(zip(d.options, settings, strict=True))
             last = [None] if short else []
+            if where is not True:  # where= broadcasts with the inputs, as in numpy
+                shape = np.broadcast_shapes(*(np.shape(a) for a in arrays), np.shape(where))
+                arrays = [np.broadcast_to(_apply.as_array(a), shape) for a in arrays]
             outs = _outs(out, len(d.outputs), d.function)
             dtypes = [np.dtype(t) for t in d.outputs]
             if outs is None or exact or [getattr(o, "dtype", None) for o in outs] == dtypes:
