@@ -7,6 +7,12 @@
 # names the index of a value the ufunc refused.
 
 from cpython.long cimport PyLong_AsLongLongAndOverflow
+from cpython.ref cimport PyObject
+
+cdef extern from "Python.h":
+    object PyObject_Vectorcall(object callable, PyObject** args, size_t nargsf, PyObject* kwnames)
+
+cdef tuple WHERE = ("where",)  # the keyword names of a call with where=
 
 cdef uint64_t PILE_LIMIT = 0x7FFFFFFFFFFFFFFF  # 2**63 - 1: the pile bound of every game
 
@@ -159,28 +165,42 @@ cdef class Front:
                 if answer is not NotImplemented:
                     return answer
                 return (self.exact if whole else self.short_exact)(*args)
-        cdef int arrays = 0
+        cdef int arrays = 0, n = 0, j
+        cdef PyObject* stack[6]  # the inputs, the outs, where: a vectorcall's arguments
         for a in args:
             if integer_array(a):
                 arrays += 1
             elif not small_int(a, PILE_LIMIT):
                 return self.general(*args, **kwargs)
+            stack[n] = <PyObject*>a
+            n += 1
         if not arrays:
             return self.general(*args, **kwargs)  # Python ints with out= or where=
         for key in kwargs:
             if key != "out" and key != "where":
                 return self.general(*args, **kwargs)
-        if kwargs:
-            out = kwargs.get("out")
-            if out is None or not plain_outs(out):
-                # where= alone (what it leaves out is filled there), out=None,
-                # outs that share memory (refused there)
+        out = kwargs.get("out")
+        where = kwargs.get("where", True)
+        if where is not True and out is None:
+            return self.general(*args, **kwargs)  # it fills what where= leaves out
+        if out is not None:
+            # outs of the answers' own dtypes that share no memory, passed as
+            # numpy's positional outs; the rest (another dtype: numpy's cast
+            # rule decides there) goes to general
+            outs = (out,) if cnp.PyArray_CheckExact(out) else out
+            if not plain_outs(out) or len(outs) != self.outputs:
                 return self.general(*args, **kwargs)
-            # no answer wraps into a narrower out (numpy's default, same_kind,
-            # would write a code above 2**63 - 1 into int64)
-            kwargs["casting"] = "safe"
+            for j in range(self.outputs):
+                if cnp.PyArray_TYPE(<cnp.ndarray>outs[j]) != self.output_types[j]:
+                    return self.general(*args, **kwargs)
+                stack[n] = <PyObject*>outs[j]
+                n += 1
+        ufunc = self.ufunc if whole else self.short_ufunc
         try:
-            return (self.ufunc if whole else self.short_ufunc)(*args, **kwargs)
+            if where is True:
+                return PyObject_Vectorcall(ufunc, stack, n, NULL)
+            stack[n] = <PyObject*>where
+            return PyObject_Vectorcall(ufunc, stack, n, <PyObject*>WHERE)
         except (OverflowError, ValueError, RuntimeError) as error:
             if getattr(error, "fibnim_unlocated", False):
                 self.locate(error, "__call__", args, kwargs)
