@@ -31,13 +31,14 @@ results.json (validated against `SCHEMA`, a JSON Schema):
   per element), `x_floor` (the median of `x_floor_samples`, each repeat's time
   over the floor's, timed in turns).
 - `calls` (may be missing): the cost of one call, in microseconds (median of
-  7 runs of 2,000 calls, fibnim.bench.run.measure_calls): `np_equal_us`
-  (np.equal per form: `ints`, `plain`, `out`, `where`, `block`),
-  `target_x_equal`, `target_int_us`, `block` (its size), `classify_row_us` and
-  its target, and `calls`, one per elementwise function: `name`, `ints_us`,
-  `plain_us`, `out_us`, `where_us` (out= and where=), `block_us` (a block
-  with out=), `element_ns` (in cache, with out=) and `series_x` (a pandas
-  Series over its ndarray, or null).
+  7 runs of 2,000 calls, fibnim.bench.run.measure_calls): `target_x_peer`,
+  `target_int_us`, `block` (its size), `classify_row_us` and its target, and
+  `calls`, one per elementwise function: `name`, `peer` (np.equal, or
+  np.divmod for two outputs), `peer_us` (the peer's `plain_us`, `out_us`,
+  `where_us` and `block_us`, timed right before the function's), the
+  function's own `plain_us`, `out_us`, `where_us` (out= and where=) and
+  `block_us` (a block with out=), `ints_us`, `element_ns` (in cache, with out=)
+  and `series_x` (a pandas Series over its ndarray, or null).
 - A kernel's `reference` names another kernel of the run; its `x_reference`
   target is this kernel's time per element over that one's, at the largest
   size both ran.
@@ -58,8 +59,8 @@ _TIMING = {
     "properties": {k: {"type": "number", "minimum": 0} for k in ("median", "min", "max")},
 }
 
-#: the forms of one call (fibnim.bench.run.measure_calls)
-_FORMS = ("ints", "plain", "out", "where")
+#: the forms of one call that are timed against a peer (fibnim.bench.run.measure_calls)
+_FORMS = ("plain_us", "out_us", "where_us", "block_us")
 
 SCHEMA: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -158,29 +159,25 @@ SCHEMA: dict[str, Any] = {
         },
         "calls": {
             "type": "object",
-            "required": ["np_equal_us", "target_x_equal", "target_int_us", "block", "calls"],
+            "required": ["target_x_peer", "target_int_us", "block", "calls"],
             "properties": {
-                "np_equal_us": {
-                    "type": "object",
-                    "required": [*_FORMS, "block"],
-                    "properties": {
-                        key: {"type": "number", "exclusiveMinimum": 0}
-                        for key in [*_FORMS, "block"]
-                    },
-                },
                 "calls": {
                     "type": "array",
                     "items": {
                         "type": "object",
-                        "required": ["name", *(f"{form}_us" for form in _FORMS), "block_us"],
+                        "required": ["name", "peer", "peer_us", "ints_us", *_FORMS],
                         "properties": {
                             **{
                                 key: {"type": "number", "exclusiveMinimum": 0}
-                                for key in (
-                                    *(f"{form}_us" for form in _FORMS),
-                                    "block_us",
-                                    "element_ns",
-                                )
+                                for key in (*_FORMS, "ints_us", "element_ns")
+                            },
+                            "peer_us": {
+                                "type": "object",
+                                "required": list(_FORMS),
+                                "properties": {
+                                    key: {"type": "number", "exclusiveMinimum": 0}
+                                    for key in _FORMS
+                                },
                             },
                             "series_x": {"type": ["number", "null"]},
                         },
@@ -434,30 +431,29 @@ def markdown(results: dict[str, Any], plots: list[str] | None = None) -> str:
 
 
 def call_table(calls: dict[str, Any]) -> list[str]:
-    """The per-call section: each form's cost over np.equal's, and the targets."""
-    equal, x_target = calls["np_equal_us"], calls["target_x_equal"]
-    int_target, block = calls["target_int_us"], calls["block"]
+    """The per-call section: each form's cost over its peer's, and the targets."""
+    x_target, int_target, block = calls["target_x_peer"], calls["target_int_us"], calls["block"]
     lines = [
         "## Per call",
         "",
         "Each elementwise function called once (median of 7 runs of 2,000 calls), as a "
         "search, a game loop or a loop over preallocated blocks calls it: on Python ints "
         f"(us; target at most {_number(int_target)} us), and on one-element int64 arrays "
-        "plain, with out=, and with out= and where=, each as x np.equal in the same form "
-        f"and run (np.equal: {_number(equal['plain'])}, {_number(equal['out'])} and "
-        f"{_number(equal['where'])} us; target at most {_number(x_target)}x). A block: "
-        f"{block} elements with out=, in us, against its bound, np.equal's time on the "
-        f"block ({_number(equal['block'])} us) plus {block} times the function's own time "
-        "per element in cache. Series: a pandas Series of 10**6 over its ndarray (target "
-        "at most 1.2).",
+        "plain, with out=, and with out= and where=, each as x its peer, numpy's own ufunc "
+        "of as many outputs (np.equal; np.divmod for two), timed in the same form right "
+        f"before it (target at most {_number(x_target)}x). A block: {block} elements with "
+        "out=, in us, against its bound: the peer's time on the block plus "
+        f"{block} times the function's own time per element in cache. Series: a pandas "
+        "Series of 10**6 over its ndarray (target at most 1.2).",
         "",
-        "| function | ints us | plain x | out= x | where= x | block us | bound us | "
+        "| function | ints us | peer | plain x | out= x | where= x | block us | bound us | "
         "Series x | met |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for call in calls["calls"]:
-        ratios = [call[f"{form}_us"] / equal[form] for form in ("plain", "out", "where")]
-        bound = equal["block"] + block * call["element_ns"] / 1e3
+        peer = call["peer_us"]
+        ratios = [call[form] / peer[form] for form in ("plain_us", "out_us", "where_us")]
+        bound = peer["block_us"] + block * call["element_ns"] / 1e3
         series = call.get("series_x")
         met = (
             call["ints_us"] <= int_target
@@ -466,18 +462,17 @@ def call_table(calls: dict[str, Any]) -> list[str]:
             and (series is None or series <= 1.2)
         )
         lines.append(
-            f"| {call['name']} | {_number(call['ints_us'])} | "
+            f"| {call['name']} | {_number(call['ints_us'])} | {call['peer']} | "
             + " | ".join(_number(r) for r in ratios)
             + f" | {_number(call['block_us'])} | {_number(bound)} | {_number(series)} | "
             f"{_MET[met]} |"
         )
-    if "classify_row_us" in calls:
-        lines += [
-            "",
-            f"classify of one row (wythoff): {_number(calls['classify_row_us'])} us "
-            f"(target at most {_number(calls['target_classify_row_us'])} us: "
-            f"{_MET[calls['classify_row_us'] <= calls['target_classify_row_us']]}).",
-        ]
+    lines += [
+        "",
+        f"classify of one row (wythoff): {_number(calls['classify_row_us'])} us "
+        f"(target at most {_number(calls['target_classify_row_us'])} us: "
+        f"{_MET[calls['classify_row_us'] <= calls['target_classify_row_us']]}).",
+    ]
     return lines
 
 

@@ -247,54 +247,65 @@ SERIES_SIZE = 10**6
 
 def measure_calls() -> dict[str, Any]:
     """The cost of one call of each elementwise function in each form, next to
-    np.equal's in the same form and run (see the report's Per call section):
-    on Python ints, on one-element int64 arrays plain, with out=, and with
-    out= and where=; a block of BLOCK elements with out=, against np.equal's
-    plus BLOCK times the function's own in-cache time per element; a pandas
-    Series of SERIES_SIZE against its ndarray; classify of one row."""
+    numpy's own ufunc of as many outputs (np.equal; np.divmod for two) in the
+    same form, timed right before it (see the report's Per call section): on
+    Python ints, on one-element int64 arrays plain, with out=, and with out=
+    and where=; a block of BLOCK elements with out=, against the peer's plus
+    BLOCK times the function's own in-cache time per element; a pandas Series
+    of SERIES_SIZE against its ndarray; classify of one row."""
     from fibnim import classify
 
     _backend.use("cython")
-    one, other, mask = np.array([4]), np.array([5]), np.array([True])
-    equal_out = np.empty(1, dtype=bool)
-    block = np.full(BLOCK, 4)
-    block_out = np.empty(BLOCK, dtype=bool)
-    equal = {
-        "ints": per_call(lambda: np.equal(4, 5)),
-        "plain": per_call(lambda: np.equal(one, other)),
-        "out": per_call(lambda: np.equal(one, other, out=equal_out)),
-        "where": per_call(lambda: np.equal(one, other, out=equal_out, where=mask)),
-        "block": per_call(lambda: np.equal(block, block, out=block_out)),
-    }
-    rows = [_call_row(call, one, mask) for call in CALLS]
     table = np.array([[3, 5]])
     return {
-        "np_equal_us": equal,
-        "target_x_equal": CALL_X_EQUAL,
+        "target_x_peer": CALL_X_EQUAL,
         "target_int_us": INT_CALL_US,
         "block": BLOCK,
         "classify_row_us": per_call(lambda: classify(table, "wythoff")),
         "target_classify_row_us": CLASSIFY_ROW_US,
-        "calls": rows,
+        "calls": [_call_row(call) for call in CALLS],
     }
 
 
-def _call_row(call: Call, one: np.ndarray, mask: np.ndarray) -> dict[str, Any]:
-    """measure_calls' figures of one function."""
-    f, count = call.function, call.arity
-    ones, ints, outs = [one] * count, [4] * count, call.outs(1)
-    blocks, block_outs = [np.full(BLOCK, 4)] * count, call.outs(BLOCK)
-    cached, cached_outs = [np.full(IN_CACHE, 4)] * count, call.outs(IN_CACHE)
+def _forms(
+    function: Callable[..., Any],
+    inputs: list[np.ndarray],
+    outs: Any,
+    block: list[np.ndarray],
+    block_outs: Any,
+) -> dict[str, float]:
+    """Microseconds per call of function in each form (see measure_calls)."""
+    mask = np.array([True])
     return {
-        "name": call.name,
-        "ints_us": per_call(lambda: f(*ints)),
-        "plain_us": per_call(lambda: f(*ones)),
-        "out_us": per_call(lambda: f(*ones, out=outs)),
-        "where_us": per_call(lambda: f(*ones, out=outs, where=mask)),
-        "block_us": per_call(lambda: f(*blocks, out=block_outs)),
-        "element_ns": per_call(lambda: f(*cached, out=cached_outs)) / IN_CACHE * 1e3,
-        "series_x": _series_ratio(f, count, call.sample(SERIES_SIZE)),
+        "plain_us": per_call(lambda: function(*inputs)),
+        "out_us": per_call(lambda: function(*inputs, out=outs)),
+        "where_us": per_call(lambda: function(*inputs, out=outs, where=mask)),
+        "block_us": per_call(lambda: function(*block, out=block_outs)),
     }
+
+
+def _call_row(call: Call) -> dict[str, Any]:
+    """measure_calls' figures of one function, and of its peer in the same turn."""
+    f, count = call.function, call.arity
+    one, block = np.array([4]), np.full(BLOCK, 4)
+    peer, peer_name = (
+        (np.equal, "np.equal") if len(call.outputs) == 1 else (np.divmod, "np.divmod")
+    )
+    peer_dtypes = (np.bool_,) if peer is np.equal else (np.int64, np.int64)
+
+    def peer_outs(size: int) -> Any:
+        outs = tuple(np.empty(size, dtype=d) for d in peer_dtypes)
+        return outs[0] if len(outs) == 1 else outs
+
+    cached, cached_outs = [np.full(IN_CACHE, 4)] * count, call.outs(IN_CACHE)
+    row: dict[str, Any] = {"name": call.name, "peer": peer_name}
+    peer_forms = _forms(peer, [one, one + 1], peer_outs(1), [block, block + 1], peer_outs(BLOCK))
+    row["peer_us"] = peer_forms
+    row.update(_forms(f, [one] * count, call.outs(1), [block] * count, call.outs(BLOCK)))
+    row["ints_us"] = per_call(lambda: f(*[4] * count))
+    row["element_ns"] = per_call(lambda: f(*cached, out=cached_outs)) / IN_CACHE * 1e3
+    row["series_x"] = _series_ratio(f, count, call.sample(SERIES_SIZE))
+    return row
 
 
 def _series_ratio(function: Callable[..., Any], count: int, values: np.ndarray) -> float | None:
@@ -306,9 +317,9 @@ def _series_ratio(function: Callable[..., Any], count: int, values: np.ndarray) 
         return None
     series = pd.Series(values)
     ratios = []
-    for _ in range(5):
-        on_series = min(timeit.repeat(lambda: function(*[series] * count), number=1, repeat=3))
-        on_array = min(timeit.repeat(lambda: function(*[values] * count), number=1, repeat=3))
+    for _ in range(7):  # in turns, the best of five calls each
+        on_series = min(timeit.repeat(lambda: function(*[series] * count), number=1, repeat=5))
+        on_array = min(timeit.repeat(lambda: function(*[values] * count), number=1, repeat=5))
         ratios.append(on_series / on_array)
     return statistics.median(ratios)
 
