@@ -8,6 +8,7 @@ xarray and dask through numpy's protocol."""
 from __future__ import annotations
 
 import contextlib
+import pickle
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -221,6 +222,12 @@ def test_the_ufunc_is_there_on_the_compiled_core(backend):
     assert isinstance(f.ufunc, np.ufunc)
     assert set(f.types) == {"ll->?", "LL->?", "lL->?", "Ll->?"}
     assert f.__name__ == "is_safe" and "P-position" in (f.__doc__ or "")
+
+
+def test_functions_pickle_by_name():
+    # dask's distributed workers receive them pickled
+    for d in DECLARATIONS.values():
+        assert pickle.loads(pickle.dumps(d.public)) is d.public
 
 
 def test_python_ints_stay_exact_at_any_size():

@@ -91,6 +91,10 @@ class Elementwise(_Front):  # type: ignore[misc]
     def __repr__(self) -> str:
         return f"<fibnim elementwise function {self.declaration.name}>"
 
+    def __reduce__(self) -> str:
+        # pickled by name, as functions are (dask's workers receive it so)
+        return self.__qualname__
+
     # -- what numpy's ufuncs have ------------------------------------------------
 
     @property
@@ -118,7 +122,9 @@ class Elementwise(_Front):  # type: ignore[misc]
                [0, 0, 0, 0]])
         """
         if self.inputs != 2:
-            raise TypeError(f"{self.__name__}.outer: {self.__name__} takes one input, outer two")
+            raise TypeError(
+                f"{self.__name__}.outer: {self.__name__} takes one input; outer pairs two"
+            )
         if library(a) != "dask":
             a = integers(a, self.__name__, self.declaration.inputs[0])
         b_ndim = np.ndim(b) if library(b) != "dask" else b.ndim
