@@ -348,3 +348,23 @@ def test_any_layout_and_mask_gives_the_pure_twins_answers(case):
         d.public(*inputs, out=want if len(want) > 1 else want[0], **keywords)
     for got, expected in zip(outs, want, strict=True):
         assert np.array_equal(got, expected)
+
+
+def test_finding_an_errors_index_makes_no_second_answer(backend):
+    # the ufunc made its answer (16 MB) before it met the bad value; the search
+    # for the value's index checks chunk by chunk and answers nothing again
+    import tracemalloc
+
+    if backend == "python":
+        pytest.skip("the pure twin has no ufunc: it names the value in its one pass")
+    size = 2_000_000
+    values = np.zeros(size, dtype=np.int64)
+    values[-1] = -1
+    tracemalloc.start()
+    try:
+        with pytest.raises(ValueError, match=rf"x\[{size - 1}\] = -1 is negative"):
+            wythoff.index(values)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 1.5 * values.nbytes

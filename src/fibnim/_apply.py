@@ -198,8 +198,12 @@ def map_arrays(
     result_check: tuple[Callable[[int], bool], Bound] | None = None,
     core: Sequence[int] | None = None,
     mask: np.ndarray | None = None,
+    checking: Sequence[DTypeLike] = (),
 ) -> None:
     """Run `kernel(*chunks, *out_chunks, *options, limit)` over integer arrays.
+
+    `checking` (the outputs' dtypes, with `outs` empty) runs it for its checks
+    alone: each chunk's answers go to scratch space of a chunk's size.
 
     The inputs are broadcast together; every out has the broadcast shape,
     possibly with trailing axes of its own (digits). An input with core[i] > 0
@@ -230,6 +234,8 @@ def map_arrays(
         for a, c in zip(inputs, cores, strict=True)
     ]
     targets, rows = _targets(outs, len(shape), inputs, where, mask is not None)
+    if checking:
+        rows = [np.empty(0, dtype=dtype) for dtype in checking]
     rows = [r.view(np.uint8) if r.dtype == np.bool_ else r for r in rows]
     limit = _limit(high, inputs)
     signs = [a.dtype.kind == "i" for a in inputs]
@@ -253,7 +259,14 @@ def map_arrays(
                 check_chunk(chunk, first, full, own.shape, where, name, low, high, extra)
 
         stop = start + len(chunks[0])
-        written = [r[start:stop] if keep is None else np.empty_like(r[start:stop]) for r in rows]
+        written = [
+            np.empty(stop - start, dtype=r.dtype)
+            if checking
+            else r[start:stop]
+            if keep is None
+            else np.empty_like(r[start:stop])
+            for r in rows
+        ]
         bad = kernel(*arguments, *written, *options, limit)
         if bad >= 0:
             check()  # raises, naming the value the kernel stopped at
@@ -268,7 +281,7 @@ def map_arrays(
                 "range when read and is not now: the array changed while fibnim read it "
                 "(nothing was computed from the changed value)"
             )
-        if keep is not None:
+        if keep is not None and not checking:
             for row, answer in zip(rows, written, strict=True):
                 np.copyto(row[start:stop], answer, where=keep)
         start = stop
@@ -381,6 +394,7 @@ def apply(
     element: Callable[..., Any] | None = None,
     exact_high: Bound | None = None,
     mask: Any = True,
+    check_only: bool = False,
 ) -> Any:
     """One public call: `arguments` are (value, name) pairs.
 
@@ -392,7 +406,8 @@ def apply(
     per element when any argument is an object array, with object results
     where the dtype is an integer one. `mask` is numpy's where=: the elements
     where it is False are neither checked nor computed, and keep the value of
-    out there (0 without out).
+    out there (0 without out). `check_only`: the checks of integer arrays
+    alone, in chunks (nothing is returned; an object array is answered).
     """
     values = [integers(value, where, name) for value, name in arguments]
     names = [name for _, name in arguments]
@@ -411,7 +426,8 @@ def apply(
         results = result_arrays(shape, kinds, outs, where, zeroed=masked)
         map_objects(element or exact, arrays, names, results, where, low, exact_high, extra, keep)
     else:
-        results = result_arrays(shape, dtypes, outs, where, zeroed=masked)
+        # check_only: the checks (the kernel's) alone, into scratch space
+        results = [] if check_only else result_arrays(shape, dtypes, outs, where, masked)
         map_arrays(
             kernel,
             arrays,
@@ -424,7 +440,10 @@ def apply(
             options,
             result_check,
             mask=keep,
+            checking=[np.dtype(d) for d in dtypes] if check_only else (),
         )
+        if check_only:
+            return None
     answers = finished(results, outs, len(shape))
     return answers[0] if len(answers) == 1 else tuple(answers)
 

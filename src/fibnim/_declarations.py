@@ -116,9 +116,18 @@ class Declaration:
         """The public function, fibnim.<topic>.<function>."""
         return getattr(importlib.import_module(f"fibnim.{self.topic}"), self.function)  # type: ignore[no-any-return]
 
-    def answer(self, *values: Any, out: Any = None, where: Any = True, **options: Any) -> Any:
+    def answer(
+        self,
+        *values: Any,
+        out: Any = None,
+        where: Any = True,
+        check_only: bool = False,
+        **options: Any,
+    ) -> Any:
         """The general path's answer for `values` (one per input): scalars, object
-        arrays, integer arrays chunk by chunk; `where` as numpy's ufuncs take it."""
+        arrays, integer arrays chunk by chunk; `where` as numpy's ufuncs take it.
+        `check_only`: the checks of integer arrays alone, which raise the error
+        of the first value refused (see fibnim._apply.apply)."""
         kernels = _backend.active().modules[self.topic]
         settings = tuple(flag(options[name], self.function, name) for name in self.options)
         kernel = getattr(kernels, self.function)
@@ -142,6 +151,7 @@ class Declaration:
             element=self._element(exact, settings),
             exact_high=high,
             mask=where,
+            check_only=check_only,
         )
 
     def _element(

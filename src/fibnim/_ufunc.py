@@ -93,7 +93,7 @@ class Elementwise(_Front):  # type: ignore[misc]
 
     def __reduce__(self) -> str:
         # pickled by name, as functions are (dask's workers receive it so)
-        return self.__qualname__
+        return str(self.__qualname__)
 
     # -- what numpy's ufuncs have ------------------------------------------------
 
@@ -240,9 +240,9 @@ class Elementwise(_Front):  # type: ignore[misc]
         settings: tuple[bool, ...] = (),
     ) -> None:
         """Raise the error of the first value refused in args, named by its index
-        in the caller's arrays: the general path, which names it, run again on
-        them (without out=). If it finds none (another thread has changed the
-        array since), `error` stands."""
+        in the caller's arrays: the general path's checks, which name it, run
+        on them chunk by chunk (no output is made). If they find none (another
+        thread has changed the array since), `error` stands."""
         d = self.declaration
         arrays = [np.asarray(a) for a in args]
         if method == "outer":
@@ -252,7 +252,11 @@ class Elementwise(_Front):  # type: ignore[misc]
         options = dict(zip(d.options, settings or (False,) * len(d.options), strict=True))
         try:
             d.answer(
-                *arrays, *([None] if short else []), where=kwargs.get("where", True), **options
+                *arrays,
+                *([None] if short else []),
+                where=kwargs.get("where", True),
+                check_only=True,
+                **options,
             )
         except (OverflowError, ValueError, RuntimeError, TypeError) as located:
             raise located from None
