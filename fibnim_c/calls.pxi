@@ -107,6 +107,7 @@ cdef class Front:
     """
 
     cdef public object ufunc, exact, short_ufunc, short_exact
+    cdef public object option, option_ufunc  # misere=True's ufunc (None: no option)
     cdef public Py_ssize_t inputs
     cdef public long long scalar_high
     cdef Rows rows, short_rows
@@ -176,8 +177,16 @@ cdef class Front:
             n += 1
         if not arrays:
             return self.general(*args, **kwargs)  # Python ints with out= or where=
+        ufunc = self.ufunc if whole else self.short_ufunc
+        settings = ()
         for key in kwargs:
-            if key != "out" and key != "where":
+            if key == self.option and whole:
+                value = kwargs[key]
+                if value is True:
+                    ufunc, settings = self.option_ufunc, (True,)
+                elif value is not False:
+                    return self.general(*args, **kwargs)  # a flag() that refuses it
+            elif key != "out" and key != "where":
                 return self.general(*args, **kwargs)
         out = kwargs.get("out")
         where = kwargs.get("where", True)
@@ -195,7 +204,6 @@ cdef class Front:
                     return self.general(*args, **kwargs)
                 stack[n] = <PyObject*>outs[j]
                 n += 1
-        ufunc = self.ufunc if whole else self.short_ufunc
         try:
             if where is True:
                 return PyObject_Vectorcall(ufunc, stack, n, NULL)
@@ -203,5 +211,5 @@ cdef class Front:
             return PyObject_Vectorcall(ufunc, stack, n, <PyObject*>WHERE)
         except (OverflowError, ValueError, RuntimeError) as error:
             if getattr(error, "fibnim_unlocated", False):
-                self.locate(error, "__call__", args, kwargs)
+                self.locate(error, "__call__", args, kwargs, settings)
             raise

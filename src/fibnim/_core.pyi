@@ -40,6 +40,8 @@ class Front:
     exact: Callable[..., Any] | None
     short_ufunc: np.ufunc | None
     short_exact: Callable[..., Any] | None
+    option: str | None
+    option_ufunc: np.ufunc | None
     inputs: int
     scalar_high: int
     def use_kernel(

@@ -80,6 +80,10 @@ class Elementwise(_Front):  # type: ignore[misc]
             self.short_ufunc = self._ufunc(plain, short=True)
             self.short_exact = self._scalar(d._exact_from_first)
         self.scalar_high = self._scalar_high()
+        self.option = self.option_ufunc = None
+        if len(d.options) == 1:  # misere: its ufunc, for the compiled half
+            self.option = d.options[0]
+            self.option_ufunc = self._ufunc((True,), short=False)
         if self.ufunc is not None:
             self.use_kernel(
                 d.name,
