@@ -95,6 +95,11 @@ class Elementwise(_Front):  # type: ignore[misc]
     def __repr__(self) -> str:
         return f"<fibnim elementwise function {self.declaration.name}>"
 
+    def __get__(self, instance: Any, owner: Any = None) -> Elementwise:
+        # a method descriptor, as numpy's ufuncs are, so that tools which look
+        # for routines (Sphinx's autodoc, inspect.isroutine) see one
+        return self
+
     def __reduce__(self) -> str:
         # pickled by name, as functions are (dask's workers receive it so)
         return str(self.__qualname__)
