@@ -1,8 +1,9 @@
 # The compiled half of every public elementwise function (fibnim._ufunc):
 # the calls a game loop, a search or a block loop makes millions of times,
-# answered here without a Python frame. Python ints go to the exact function;
-# integer arrays (and Python ints among them), with out= and where= at most,
-# go to the function's numpy ufunc. Everything else, and every call while the
+# answered here without a Python frame. Python ints go to the compiled kernel
+# (to the exact function past its bounds); integer arrays (and Python ints
+# among them), with out=, where= and misere= at most, go to the function's
+# numpy ufunc. Everything else, and every call while the
 # pure twin is in use, goes to the Python half's `general` method, which also
 # names the index of a value the ufunc refused.
 

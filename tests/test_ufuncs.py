@@ -178,6 +178,15 @@ def test_errors_name_the_argument_and_the_type_of_the_bound():
         zeckendorf.fib(np.array([[1, 94]]))
 
 
+@pytest.mark.parametrize("array", [np.array([1]), np.array([1], dtype=np.uint64)])
+def test_a_python_int_among_arrays_is_held_to_the_arrays_bounds(array):
+    with pytest.raises(ValueError, match=r"^is_safe: y = -1 is negative$"):
+        wythoff.is_safe(array, -1)
+    with pytest.raises(OverflowError, match=r"^is_safe: y = 9223372036854775808 is above 2\*\*63"):
+        wythoff.is_safe(array, 2**63)
+    assert wythoff.is_safe(array.astype(np.uint8), 2).tolist() == [True]
+
+
 @pytest.mark.parametrize("values", [np.array([1.0, 2.0]), np.array([True, False]), [True, 1]])
 def test_floats_and_bools_are_refused(values):
     with pytest.raises(TypeError, match="integer"):

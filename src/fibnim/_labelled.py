@@ -1,15 +1,20 @@
 """pandas and xarray objects in, the same type out, labels kept.
 
-A public array function called with a pandas Series, DataFrame or Index, or
-an xarray DataArray, computes on its values (no copy where they are already a
-numpy array of integers) and hands the results back in the type of the first
-such argument: a Series keeps its index and name, a DataFrame its index and
-columns, a DataArray its dimensions, coordinates, name and attributes.
-Functions of positions (a DataFrame of piles, one position per row; a
-DataArray whose last dimension holds the piles) give one result per position:
-a Series on the frame's index, or the DataArray without its last dimension.
-Results with a trailing axis of their own (`digits`) come back as a DataFrame
-on the Series' index, or a DataArray with a new last dimension, "digit".
+The public array functions whose results have a shape of their own
+(fibnim._declarations.SHAPED: digits, strings, positions, classify), called
+with a pandas Series, DataFrame or Index, or an xarray DataArray, compute on
+its values (no copy where they are already a numpy array of integers) and
+hand the results back in the type of the first such argument: a Series keeps
+its index and name, a DataFrame its index and columns, a DataArray its
+dimensions, coordinates, name and attributes. Functions of positions (a
+DataFrame of piles, one position per row; a DataArray whose last dimension
+holds the piles) give one result per position: a Series on the frame's
+index, or the DataArray without its last dimension. Results with a trailing
+axis of their own (`digits`) come back as a DataFrame on the Series' index,
+or a DataArray with a new last dimension, "digit". The elementwise functions
+are numpy ufuncs and reach pandas and xarray through numpy's protocol
+(fibnim._ufunc), which gives a plain ndarray for a generalized ufunc of a
+DataFrame and which xarray refuses for one.
 
 Labelled arguments must share their labels: pandas would align two Series on
 the union of their indexes, where fibnim refuses (align them first) rather than

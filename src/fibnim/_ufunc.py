@@ -36,6 +36,8 @@ from fibnim._checks import NONNEGATIVE, Bound, check_int, flag, integers, refuse
 if TYPE_CHECKING:
     from fibnim._declarations import Declaration
 
+_UINT64 = Bound(UINT64_MAX, OverflowError, "is above 2**64 - 1")
+
 #: the keywords of numpy's ufunc calls that the public functions pass on
 NUMPY_KEYWORDS = ("casting", "order", "subok")
 
@@ -220,6 +222,9 @@ class Elementwise(_Front):  # type: ignore[misc]
                 casting = passed.get("casting", "safe")
                 np.copyto(o, a, casting=casting, where=np.asarray(where, dtype=bool))
             return tuple(outs) if len(outs) > 1 else outs[0]
+        for value, name in zip(arrays, d.inputs, strict=False):
+            if isinstance(value, int):  # among arrays: held to the arrays' bounds
+                check_int(value, d.function, name, NONNEGATIVE, d.high or _UINT64)
         ufunc = self._ufunc(settings, short)
         outs = _outs(out, len(d.outputs), d.function)
         if outs is not None:
@@ -290,7 +295,7 @@ class Elementwise(_Front):  # type: ignore[misc]
             # positions given, and refuses labels that do not match
             _labelled.check_same_labels(d.function, *labelled[0], name, other)
         mask = passed.get("where", True)
-        if mask is not True and "out" not in passed:
+        if mask is not True:
             # no out= to keep: 1 (which every function takes) where the mask is
             # False, and 0 (False) in the answers there
             inputs = [_where(mask, v, 1) for v in inputs]
@@ -316,7 +321,7 @@ class Elementwise(_Front):  # type: ignore[misc]
             if getattr(error, "fibnim_unlocated", False):
                 self.locate(error, "__call__", inputs, passed, settings)
             raise
-        if ufunc.types[0][-1] != "O" or "out" in passed:
+        if ufunc.types[0][-1] != "O":
             return result
         # the object loop's answers as the declared types (exact ints stay objects)
         results = result if isinstance(result, tuple) else (result,)
@@ -366,7 +371,7 @@ class Elementwise(_Front):  # type: ignore[misc]
         names = d.inputs[: len(d.inputs) - short]
         high = d.exact_high() if callable(d.exact_high) else d.exact_high
         if not exact:
-            high = d.high if d.high is not None else Bound(UINT64_MAX, OverflowError, "")
+            high = d.high or _UINT64
         function: Callable[..., Any] = d._exact_from_first if short else d.exact
         missing = (-1,) * len(d.outputs)
 
