@@ -14,7 +14,6 @@ option or game, a missing input, an output in the way without --force).
 from __future__ import annotations
 
 import argparse
-import asyncio
 import concurrent.futures
 import json
 import os
@@ -451,17 +450,21 @@ def _in_order(
 
 
 def _result(future: Any, signals: _Signals) -> Any:
-    while True:
+    while not future.done():
         signals.check()
-        try:
-            return future.result(timeout=WAIT)
-        # three names of one thing from Python 3.11 on; distributed's futures raise
-        # asyncio's, thread pools concurrent.futures'
-        except (TimeoutError, concurrent.futures.TimeoutError, asyncio.TimeoutError):
-            continue
-        except _stop.Stopped:
-            signals.check()  # stopped by the signal noted just before
-            raise
+        if isinstance(future, Future):
+            concurrent.futures.wait([future], timeout=WAIT)
+        else:
+            # a distributed future, looked at rather than waited on: its
+            # result(timeout=) lost the answer to a wait cancelled under load
+            # (an UnboundLocalError inside distributed)
+            time.sleep(WAIT)
+    signals.check()
+    try:
+        return future.result()
+    except _stop.Stopped:
+        signals.check()  # stopped by the signal noted just before
+        raise
 
 
 def _progress(total: int | None, quiet: bool) -> Any:
