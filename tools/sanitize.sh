@@ -2,7 +2,8 @@
 # The compiled kernels under AddressSanitizer and UndefinedBehaviorSanitizer: a
 # fresh environment, the extension built with FIBNIM_SANITIZE=1, and the kernel
 # tests (the fuzz test and the strided differential tests among them) run with
-# the ASan runtime preloaded into the interpreter. Any finding stops the run.
+# the ASan runtime preloaded into the interpreter (the ufuncs' loops, strided,
+# cast and failing, among them). Any finding stops the run.
 #
 #     tools/sanitize.sh [pytest arguments]     (from the project root; .ci/run calls it)
 set -euo pipefail
@@ -43,5 +44,6 @@ FIBNIM_REQUIRE_EXTENSION=1 \
     "$root/tests/test_zeckendorf.py" "$root/tests/test_wythoff.py" \
     "$root/tests/test_fibonacci_nim.py" "$root/tests/test_power_nim.py" \
     "$root/tests/test_solvers.py" "$root/tests/test_parity.py" \
-    "$root/tests/test_safety.py" "$root/tests/test_fuzz.py" "$root/tests/test_fused.py" "$@"
+    "$root/tests/test_safety.py" "$root/tests/test_fuzz.py" "$root/tests/test_fused.py" \
+    "$root/tests/test_ufuncs.py" "$root/tests/test_declarations.py" "$@"
 echo "sanitizer run passed"
