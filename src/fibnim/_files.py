@@ -336,6 +336,7 @@ class ArrowTextSource(TextSource):
         names = [f"c{j}" for j in range(self.width)]
         first = 0  # the first row not yet handed out
         text = _DecimalText(self.path)
+        reader = None
         try:
             reader = pacsv.open_csv(
                 text,
@@ -371,8 +372,14 @@ class ArrowTextSource(TextSource):
             if gathered:
                 yield first, np.concatenate(gathered)
         except (pa.ArrowInvalid, _NotDecimal):
+            _closed(reader)
+            reader = None
             yield from self._slowly_from(first, size)
         finally:
+            # pyarrow's reader closed before its file: a reader left to the
+            # interpreter's exit aborted the process once ("terminate called
+            # without an active exception", a run that stopped at a bad row)
+            _closed(reader)
             text.close()
 
     def _slowly_from(self, row: int, size: int) -> Iterator[tuple[int, NDArray[np.int64]]]:
@@ -383,6 +390,12 @@ class ArrowTextSource(TextSource):
                     yield max(start, row), block[max(row - start, 0) :]
         finally:
             again.close()
+
+
+def _closed(reader: Any) -> None:
+    """Close a pyarrow reader (None: nothing to close)."""
+    if reader is not None:
+        reader.close()
 
 
 class _NotDecimal(Exception):
