@@ -237,3 +237,46 @@ def test_a_parquet_value_past_int64_is_named_with_its_true_value(tmp_path, files
         err.strip()
         == "fibnim: in.parquet: row 1, column 1: 9223372036854775813 is too large for int64"
     )
+
+
+TEXTS = [
+    b"x,y\r\n1,2\r\n\r\n30,40\r\n500,6\r\n",  # a header, CRLF, a blank line
+    b"1,2\n3,4\n\n\n\n5,6",  # no header, blank lines, no newline at the end
+    b"x,y\n1,2\n3,4\n5,60\n7,8x\n",  # a bad row after the first blocks
+    b"x,y\n11,22\n33,44\n55,0x1\n",  # "0x" across two reads when they are short
+    b"x,y\n" + b"".join(b"%d,%d\n" % (i, 3 * i) for i in range(300)),
+]
+
+
+@pytest.mark.parametrize("block", [1, 2, 3, 5, 8, 13, 1 << 22])
+@pytest.mark.parametrize("text", TEXTS)
+def test_pyarrow_blocks_of_any_size_give_the_own_readers_rows(tmp_path, monkeypatch, block, text):
+    # pyarrow parses the file in blocks of whole lines read on this thread; a
+    # line longer than a read is joined from several, and where pyarrow stops
+    # the own reader takes over from the first row not handed out
+    from fibnim import _files
+
+    monkeypatch.setattr(_files, "_TEXT_BLOCK", block)
+    (tmp_path / "in.csv").write_bytes(text)
+
+    def read(source_type: type) -> tuple[list[tuple[int, list[list[int]]]], str | None]:
+        source = source_type(str(tmp_path / "in.csv"), ",")
+        chunks: list[tuple[int, list[list[int]]]] = []
+        try:
+            for start, rows in source.chunks(2):
+                chunks.append((start, rows.tolist()))
+        except _files.DataError as error:
+            return chunks, str(error)
+        finally:
+            source.close()
+        return chunks, None
+
+    (arrow, arrow_error), (own, own_error) = read(_files.ArrowTextSource), read(_files.TextSource)
+    assert arrow_error == own_error
+    rows = [row for _, chunk in arrow for row in chunk]
+    assert rows == [row for _, chunk in own for row in chunk]
+    assert [start for start, _ in arrow] == list(np.cumsum([0] + [len(c) for _, c in arrow])[:-1])
+    if own_error is None:
+        assert [x for x, _ in rows] == [
+            int(line.split(b",")[0]) for line in text.split()[-len(rows) :]
+        ]

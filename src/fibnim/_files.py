@@ -26,7 +26,7 @@ import tempfile
 import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import IO, Any, TypeVar, cast
+from typing import IO, Any, BinaryIO, TypeVar, cast
 
 import numpy as np
 from numpy.typing import NDArray
@@ -323,64 +323,57 @@ class TextSource(Source):
 
 
 class ArrowTextSource(TextSource):
-    """A CSV or TSV file read by pyarrow.csv: parsed in batches on all cores,
-    the columns handed over as numpy arrays. Where pyarrow stops (a bad row, a
-    file with no rows after its header), TextSource's own reading takes over
-    from the same row: it names the bad line as it always does, so the rows
-    and the errors are the same on both paths."""
+    """A CSV or TSV file read by pyarrow.csv: read in blocks of whole lines,
+    each parsed from memory, the columns handed over as numpy arrays. Where
+    pyarrow stops (a bad row, a file with no rows after its header),
+    TextSource's own reading takes over from the same row: it names the bad
+    line as it always does, so the rows and the errors are the same on both
+    paths."""
 
     def chunks(self, size: int) -> Iterator[tuple[int, NDArray[np.int64]]]:
         import pyarrow as pa
         import pyarrow.csv as pacsv
 
         names = [f"c{j}" for j in range(self.width)]
+        parse = pacsv.ParseOptions(delimiter=self.delimiter)
+        convert = pacsv.ConvertOptions(column_types={name: pa.int64() for name in names})
         first = 0  # the first row not yet handed out
-        text = _DecimalText(self.path)
-        reader = None
+        gathered: list[NDArray[Any]] = []
+        rows = 0
         try:
-            reader = pacsv.open_csv(
-                text,
-                read_options=pacsv.ReadOptions(
-                    column_names=names,
-                    skip_rows=self.header_lines,
-                    # small blocks, gathered into chunks here: pyarrow reads
-                    # blocks ahead, and 16 MB ones held 150 MB at a time
-                    block_size=1 << 20,
-                    # on this thread: out of memory, pyarrow's parsing threads
-                    # aborted the process (std::bad_alloc); the chunks' own
-                    # threads keep the cores busy anyway
-                    use_threads=False,
-                ),
-                parse_options=pacsv.ParseOptions(delimiter=self.delimiter),
-                convert_options=pacsv.ConvertOptions(
-                    column_types={name: pa.int64() for name in names}
-                ),
-            )
-            gathered: list[NDArray[Any]] = []
-            rows = 0
-            for batch in reader:
-                if any(column.null_count for column in batch.columns):
-                    raise pa.ArrowInvalid("an empty field")
-                block = np.column_stack([_integers(column) for column in batch.columns])
-                if block.size and block.min() < 0:
-                    raise pa.ArrowInvalid("a negative value")
-                gathered.append(block)
-                rows += len(block)
-                if rows >= size:
-                    yield first, np.concatenate(gathered)
-                    first, gathered, rows = first + rows, [], 0
+            with open(self.path, "rb") as file:
+                for number, text in enumerate(_decimal_blocks(file)):
+                    if not text.strip(b"\r\n"):
+                        continue  # blank lines only: no rows, and pyarrow refuses an empty text
+                    table = pacsv.read_csv(
+                        pa.BufferReader(text),
+                        read_options=pacsv.ReadOptions(
+                            column_names=names,
+                            skip_rows=0 if number else self.header_lines,
+                            block_size=len(text) + 1,
+                            # on this thread: out of memory, pyarrow's parsing
+                            # threads aborted the process (std::bad_alloc); the
+                            # chunks' own threads keep the cores busy anyway
+                            use_threads=False,
+                        ),
+                        parse_options=parse,
+                        convert_options=convert,
+                    )
+                    for batch in table.to_batches():
+                        if any(column.null_count for column in batch.columns):
+                            raise pa.ArrowInvalid("an empty field")
+                        block = np.column_stack([_integers(column) for column in batch.columns])
+                        if block.size and block.min() < 0:
+                            raise pa.ArrowInvalid("a negative value")
+                        gathered.append(block)
+                        rows += len(block)
+                    if rows >= size:
+                        yield first, np.concatenate(gathered)
+                        first, gathered, rows = first + rows, [], 0
             if gathered:
                 yield first, np.concatenate(gathered)
         except (pa.ArrowInvalid, _NotDecimal):
-            _closed(reader)
-            reader = None
             yield from self._slowly_from(first, size)
-        finally:
-            # pyarrow's reader closed before its file: a reader left to the
-            # interpreter's exit aborted the process once ("terminate called
-            # without an active exception", a run that stopped at a bad row)
-            _closed(reader)
-            text.close()
 
     def _slowly_from(self, row: int, size: int) -> Iterator[tuple[int, NDArray[np.int64]]]:
         again = TextSource(self.path, self.delimiter, header=self.header_lines > 0)
@@ -392,46 +385,46 @@ class ArrowTextSource(TextSource):
             again.close()
 
 
-def _closed(reader: Any) -> None:
-    """Close a pyarrow reader (None: nothing to close)."""
-    if reader is not None:
-        reader.close()
-
-
 class _NotDecimal(Exception):
     """Text that pyarrow would read as an integer and fibnim's own reader would not."""
 
 
-class _DecimalText(io.RawIOBase):
-    """A text file's bytes for pyarrow's CSV reader, which reads "0x10" as 16
-    where fibnim's own reader, like the README, takes decimal integers only: on
-    "0x" or "0X" anywhere (a header's included) the own reader takes over and
-    names the line. Each block is searched for the letter alone (memchr's
-    speed; a search for the two bytes took a third of the reading time), and
-    each x found, a header's say, is looked behind."""
+_TEXT_BLOCK = 1 << 22  # bytes read at a time, in whole lines
 
-    def __init__(self, path: str) -> None:
-        super().__init__()
-        self.file = open(path, "rb")
-        self.last = b""
 
-    def readable(self) -> bool:
-        return True
+def _decimal_blocks(file: BinaryIO) -> Iterator[bytes]:
+    """A text file's bytes in blocks of whole lines, for pyarrow's CSV reader.
 
-    def read(self, size: int | None = -1) -> bytes:
-        data = self.file.read(size)
+    The blocks are read here, on the caller's thread, and each is parsed from
+    memory: given a Python file, pyarrow reads it ahead on a thread of its own,
+    which calls into Python, and a process that stopped at a bad row while such
+    a read was under way aborted at exit ("terminate called without an active
+    exception", one run in ten on a busy machine).
+
+    pyarrow reads "0x10" as 16 where fibnim's own reader, like the README, takes
+    decimal integers only: on "0x" or "0X" anywhere (a header's included) this
+    raises _NotDecimal and the own reader takes over and names the line. Each
+    block is searched for the letter alone (memchr's speed; a search for the two
+    bytes took a third of the reading time), and each x found is looked behind.
+    """
+    last = b""  # the byte before this read
+    tail: list[bytes] = []  # a line not yet ended
+    while data := file.read(_TEXT_BLOCK):
         for letter in (b"x", b"X"):
             at = data.find(letter)
             while at >= 0:
-                if (data[at - 1 : at] if at else self.last) == b"0":
+                if (data[at - 1 : at] if at else last) == b"0":
                     raise _NotDecimal
                 at = data.find(letter, at + 1)
-        self.last = data[-1:]
-        return data
-
-    def close(self) -> None:
-        self.file.close()
-        super().close()
+        last = data[-1:]
+        end = data.rfind(b"\n") + 1
+        if not end:
+            tail.append(data)
+            continue
+        yield b"".join([*tail, data[:end]])
+        tail = [data[end:]]
+    if tail:
+        yield b"".join(tail)
 
 
 def _integers(column: Any) -> NDArray[Any]:
