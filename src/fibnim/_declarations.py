@@ -4,7 +4,7 @@ A `Declaration` holds every fact of one function: its inputs, its outputs'
 dtypes, the bounds integer arrays are held to, the exact Python-int function
 it answers with, and where its benchmark's inputs come from. From it come:
 
-- the public function (`declared`): a fibnim._ufunc.Elementwise, whose numpy
+- the public function (fibnim._ufunc.declared): an Elementwise, whose numpy
   ufunc (one per setting of its options) runs the compiled kernel's loop
   (fibnim_c/ufuncs.pxi) on the compiled core;
 - its general path (`Declaration.answer`: Python ints, object arrays, and
@@ -17,8 +17,9 @@ it answers with, and where its benchmark's inputs come from. From it come:
   (tests/test_declarations.py).
 
 Adding an elementwise kernel is then: the compiled kernel, the exact function
-in fibnim._exact, one declaration here, the public function in its module (its
-signature, overloads and docstring under `@declared`), its tests and docs.
+in fibnim._exact, one declaration here, the public function in its module
+(its signature, overloads and docstring under fibnim._ufunc's `@declared`),
+its tests and docs.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache, cached_property
-from typing import Any, TypeVar
+from typing import Any
 
 import numpy as np
 from numpy.typing import DTypeLike
@@ -325,25 +326,6 @@ DECLARATIONS: dict[str, Declaration] = {
         ),
     ]
 }
-
-
-Function = TypeVar("Function", bound=Callable[..., Any])
-
-
-def declared(name: str) -> Callable[[Function], Function]:
-    """Make the decorated function the public function of declaration `name`:
-    a fibnim._ufunc.Elementwise, its numpy ufunc behind a thin front.
-
-    The decorated function gives the name, the signature, the typed overloads
-    and the docstring; its body never runs.
-    """
-
-    def decorate(template: Function) -> Function:
-        from fibnim._ufunc import Elementwise
-
-        return Elementwise(DECLARATIONS[name], template)
-
-    return decorate
 
 
 #: The public array functions whose results have a shape of their own, written

@@ -25,16 +25,14 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any, TypeVar
 
 import numpy as np
 
 from fibnim import _apply, _backend, _dask, _labelled
 from fibnim._apply import INT64_MAX, UINT64_MAX, outs_of, overlap
 from fibnim._checks import NONNEGATIVE, Bound, check_int, flag, integers, refuse
-
-if TYPE_CHECKING:
-    from fibnim._declarations import Declaration
+from fibnim._declarations import DECLARATIONS, Declaration
 
 _UINT64 = Bound(UINT64_MAX, OverflowError, "is above 2**64 - 1")
 
@@ -476,3 +474,20 @@ def _outs(out: Any, count: int, where: str) -> list[Any] | None:
 def _mark(error: BaseException) -> None:
     """Mark an error of a refused value as not yet naming its index (see the module)."""
     setattr(error, "fibnim_unlocated", True)  # noqa: B010
+
+
+Function = TypeVar("Function", bound=Callable[..., Any])
+
+
+def declared(name: str) -> Callable[[Function], Function]:
+    """Make the decorated function the public function of declaration `name`
+    (fibnim._declarations): an Elementwise, its numpy ufunc behind a thin front.
+
+    The decorated function gives the name, the signature, the typed overloads
+    and the docstring; its body never runs.
+    """
+
+    def decorate(template: Function) -> Function:
+        return Elementwise(DECLARATIONS[name], template)
+
+    return decorate

@@ -45,8 +45,9 @@ from fibnim._apply import (
     result_arrays,
 )
 from fibnim._checks import NONNEGATIVE, check_chunk, integers, one_int, positions
-from fibnim._declarations import PILE, declared
+from fibnim._declarations import PILE
 from fibnim._exact import fibonacci_nim as ints
+from fibnim._ufunc import declared
 
 __all__ = [
     "complementary_value",

@@ -21,9 +21,10 @@ from numpy.typing import ArrayLike, NDArray
 
 from fibnim._apply import INT64_MAX, Int, Out
 from fibnim._checks import TERMS, flag, one_int
-from fibnim._declarations import PAIR_LIMIT, declared
+from fibnim._declarations import PAIR_LIMIT
 from fibnim._exact import wythoff as ints
 from fibnim._exact import zeckendorf as zeck
+from fibnim._ufunc import declared
 
 __all__ = [
     "PAIR_LIMIT",

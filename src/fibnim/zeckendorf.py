@@ -31,8 +31,9 @@ from fibnim._checks import (
     integers,
     one_int,
 )
-from fibnim._declarations import CODE_LIMIT, EXACT_INDEX, declared, exact_number
+from fibnim._declarations import CODE_LIMIT, EXACT_INDEX, exact_number
 from fibnim._exact import zeckendorf as ints
+from fibnim._ufunc import declared
 
 __all__ = [
     "CODE_LIMIT",
