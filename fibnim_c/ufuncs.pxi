@@ -310,3 +310,238 @@ def make_ufunc(str kernel, str name, str doc, int inputs, tuple outputs, uint64_
 
 
 cdef list KEEP = []  # the names and docs the ufuncs point to
+
+
+# Generalized ufuncs over positions of power-of-two Nim: the piles on the last
+# axis, signature (k),()->() with the bound r, (k)->() without (Bouton's Nim),
+# and two outputs (the pile, the take) for the winning move. Each row is read
+# with its strides (the two-pile is_p of contiguous rows goes to the SIMD
+# kernel); a row's answers are written after its last read.
+
+cdef struct PileLoop:
+    bint bounded  # an input r after the piles
+    bint moves  # outputs (pile, take) as int64, else one bool
+    bint signed_piles
+    bint signed_bound
+    uint64_t limit
+    Py_ssize_t handler  # its index in REFUSALS
+
+
+cdef inline uint64_t read_at(const char* at) noexcept nogil:
+    cdef uint64_t value
+    memcpy(&value, at, 8)  # numpy's buffers need not be aligned
+    return value
+
+
+cdef void report_row(const PileLoop* loop, char** args, const cnp.npy_intp* steps,
+                     Py_ssize_t row, Py_ssize_t k, Py_ssize_t pile_step) noexcept with gil:
+    # the first value of the row above the limit (a pile, then r), read again
+    global loop_failed
+    cdef Py_ssize_t j
+    cdef uint64_t value = 0
+    cdef int argument = 0
+    cdef bint found = False
+    cdef bint signed_value
+    cdef object number
+    loop_failed = 1
+    if PyErr_Occurred() != NULL:
+        return
+    for j in range(k):
+        value = read_at(args[0] + row * steps[0] + j * pile_step)
+        if value > loop.limit:
+            found = True
+            break
+    if not found and loop.bounded:
+        value = read_at(args[1] + row * steps[1])
+        argument = 1
+    signed_value = loop.signed_bound if argument else loop.signed_piles
+    if signed_value:  # two statements: one conditional expression is unsigned
+        number = <int64_t>value
+    else:
+        number = value
+    try:
+        error = REFUSALS[loop.handler](argument, number)
+    except BaseException as raised:
+        error = raised
+    PyErr_SetObject(type(error), error)
+
+
+cdef struct PileRows:
+    # one call's arrays: numpy's pointers and steps, in a struct of locals (a
+    # store through a char* may alias anything, and would reload numpy's
+    # arrays of them per row)
+    const char* piles
+    const char* bounds  # NULL: no bound (Bouton's Nim)
+    char* first  # is_p's answers, or the move's piles
+    char* second  # the move's takes
+    Py_ssize_t row_step, pile_step, bound_step, first_step, second_step, k
+    uint64_t limit
+
+
+cdef inline uint64_t xor_of(const PileRows* a, Py_ssize_t i, Py_ssize_t pile_step,
+                            bint bounded, uint64_t* top) noexcept nogil:
+    # row i's xor; *top becomes the largest of its piles and of its bound
+    cdef const char* row = a.piles + i * a.row_step
+    cdef uint64_t x = 0, n, most = read_at(a.bounds + i * a.bound_step) if bounded else 0
+    cdef Py_ssize_t j
+    for j in range(a.k):
+        n = read_at(row + j * pile_step)
+        x ^= n
+        most = most if most > n else n
+    top[0] = most
+    return x
+
+
+cdef inline uint64_t bound_of(const PileRows* a, Py_ssize_t i, bint bounded) noexcept nogil:
+    # the largest take allowed: any at all in Bouton's Nim
+    return read_at(a.bounds + i * a.bound_step) if bounded else <uint64_t>-1
+
+
+cdef inline Py_ssize_t is_p_of_rows(const PileRows* a, Py_ssize_t start, Py_ssize_t size,
+                                    Py_ssize_t pile_step, bint bounded) noexcept nogil:
+    # inlined with constant pile_step and bounded, a loop of its own for each
+    cdef Py_ssize_t i
+    cdef uint64_t x, top
+    for i in range(start, size):
+        x = xor_of(a, i, pile_step, bounded, &top)
+        if top > a.limit:
+            return i
+        a.first[i * a.first_step] = (x == 0) | ((x & (0 - x)) > bound_of(a, i, bounded))
+    return -1
+
+
+cdef inline void put_move(const PileRows* a, Py_ssize_t i, int64_t pile, int64_t take) noexcept nogil:
+    memcpy(a.first + i * a.first_step, &pile, 8)
+    memcpy(a.second + i * a.second_step, &take, 8)
+
+
+cdef inline Py_ssize_t moves_of_rows(const PileRows* a, Py_ssize_t start, Py_ssize_t size,
+                                     Py_ssize_t pile_step, bint bounded) noexcept nogil:
+    cdef Py_ssize_t i, j, chosen
+    cdef uint64_t x, top, n = 0, lowest
+    cdef const char* row
+    for i in range(start, size):
+        x = xor_of(a, i, pile_step, bounded, &top)
+        if top > a.limit:
+            return i
+        lowest = x & (0 - x)
+        if x == 0 or lowest > bound_of(a, i, bounded):
+            put_move(a, i, -1, -1)
+            continue
+        chosen = -1
+        row = a.piles + i * a.row_step
+        for j in range(a.k):
+            n = read_at(row + j * pile_step)  # read again, so checked again
+            if n > a.limit:
+                return i
+            if (n ^ x) < n:
+                chosen = j
+                break
+        if chosen < 0:  # a row changed since its first read: no pile to take from
+            put_move(a, i, -1, -1)
+        else:
+            put_move(a, i, chosen, <int64_t>(lowest if bounded else n - (n ^ x)))
+    return -1
+
+
+cdef void piles_loop(char** args, const cnp.npy_intp* dimensions, const cnp.npy_intp* steps,
+                     void* data) noexcept nogil:
+    cdef const PileLoop* loop = <const PileLoop*>data
+    cdef bint bounded = loop.bounded, contiguous
+    cdef Py_ssize_t size = dimensions[0], start = 0, bad
+    cdef int first_out = 1 + bounded
+    cdef int nargs = first_out + (2 if loop.moves else 1)
+    cdef const Path* path = current_path()
+    cdef PileRows a
+    a.piles = args[0]
+    a.bounds = args[1] if bounded else NULL
+    a.first = args[first_out]
+    a.second = args[first_out + 1] if loop.moves else NULL
+    a.row_step = steps[0]
+    a.bound_step = steps[1] if bounded else 0
+    a.first_step = steps[first_out]
+    a.second_step = steps[first_out + 1] if loop.moves else 0
+    a.pile_step = steps[nargs]
+    a.k = dimensions[1]
+    a.limit = loop.limit
+    if loop_failed and failed_before():
+        blank_rows(args, steps, first_out, nargs, 0, size, 8 if loop.moves else 1)
+        return
+    contiguous = a.pile_step == 8
+    if loop.moves:
+        if bounded:
+            bad = (moves_of_rows(&a, 0, size, 8, True) if contiguous
+                   else moves_of_rows(&a, 0, size, a.pile_step, True))
+        else:
+            bad = (moves_of_rows(&a, 0, size, 8, False) if contiguous
+                   else moves_of_rows(&a, 0, size, a.pile_step, False))
+    else:
+        if (a.k == 2 and bounded and path.power_pairs != NULL and a.row_step == 16
+                and contiguous and a.bound_step == 8 and a.first_step == 1
+                and (<size_t>a.piles) % 8 == 0 and (<size_t>a.bounds) % 8 == 0):
+            start = path.power_pairs(<const uint64_t*>a.piles, <const uint64_t*>a.bounds,
+                                     <uint8_t*>a.first, size, a.limit)
+        if bounded:
+            bad = (is_p_of_rows(&a, start, size, 8, True) if contiguous
+                   else is_p_of_rows(&a, start, size, a.pile_step, True))
+        else:
+            bad = (is_p_of_rows(&a, start, size, 8, False) if contiguous
+                   else is_p_of_rows(&a, start, size, a.pile_step, False))
+    if bad >= 0:
+        report_row(loop, args, steps, bad, a.k, a.pile_step)
+        blank_rows(args, steps, first_out, nargs, bad, size, 8 if loop.moves else 1)
+
+
+cdef inline void blank_rows(char** args, const cnp.npy_intp* steps, int first, int stop,
+                            Py_ssize_t start, Py_ssize_t size, int width) noexcept nogil:
+    # a failed call's outputs from the refused row on hold zeros, not buffers
+    cdef int j
+    cdef Py_ssize_t i
+    for j in range(first, stop):
+        for i in range(start, size):
+            memset(args[j] + i * steps[j], 0, width)
+
+
+def make_pile_ufunc(str name, str doc, bint bounded, bint moves, uint64_t limit, refusal):
+    """A numpy gufunc `name` of power-of-two Nim over the last axis: (k),()->()
+    (bounded: the piles and r) or (k)->(), with one bool output, or two int64
+    ones (moves: the pile and the take, -1 where there is none). int64 and
+    uint64 loops; each value held to `limit` (and to 2**63 - 1 where signed).
+    refusal(argument, value) makes the exception for a refused value."""
+    cdef int inputs = 1 + bounded, outs = 2 if moves else 1
+    cdef int combos = 1 << inputs, nargs = inputs + outs, c, j, signs
+    cdef int order[4]
+    if inputs == 2:
+        order[0], order[1], order[2], order[3] = 3, 0, 1, 2
+    else:
+        order[0], order[1] = 1, 0
+    cdef cnp.PyUFuncGenericFunction* functions = <cnp.PyUFuncGenericFunction*>malloc(
+        combos * sizeof(cnp.PyUFuncGenericFunction))
+    cdef void** data = <void**>malloc(combos * sizeof(void*))
+    cdef char* types = <char*>malloc(combos * nargs)
+    cdef PileLoop* loops = <PileLoop*>calloc(combos, sizeof(PileLoop))
+    if functions == NULL or data == NULL or types == NULL or loops == NULL:
+        raise MemoryError()
+    REFUSALS.append(refusal)
+    names = name.encode()
+    docs = doc.encode()
+    signature = ("(k),()->" if bounded else "(k)->") + ("(),()" if moves else "()")
+    signatures = signature.encode()
+    KEEP.append((names, docs, signatures))
+    for c in range(combos):
+        signs = order[c]
+        loops[c].bounded = bounded
+        loops[c].moves = moves
+        loops[c].signed_piles = signs & 1
+        loops[c].signed_bound = (signs >> 1) & 1
+        loops[c].limit = min(limit, <uint64_t>0x7FFFFFFFFFFFFFFF) if signs else limit
+        loops[c].handler = len(REFUSALS) - 1
+        for j in range(inputs):
+            types[c * nargs + j] = TYPE_OF[(signs >> j) & 1]
+        for j in range(inputs, nargs):
+            types[c * nargs + j] = cnp.NPY_INT64 if moves else cnp.NPY_BOOL
+        functions[c] = piles_loop
+        data[c] = &loops[c]
+    return cnp.PyUFunc_FromFuncAndDataAndSignature(
+        functions, data, types, combos, inputs, outs, cnp.PyUFunc_None, names, docs, 0,
+        signatures)

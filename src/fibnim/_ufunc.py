@@ -31,7 +31,7 @@ import numpy as np
 
 from fibnim import _apply, _backend, _dask, _labelled
 from fibnim._apply import INT64_MAX, UINT64_MAX, outs_of, overlap
-from fibnim._checks import NONNEGATIVE, Bound, check_int, flag, integers, refuse
+from fibnim._checks import NONNEGATIVE, Bound, Test, check_int, flag, integers, refuse
 from fibnim._declarations import DECLARATIONS, Declaration
 
 _UINT64 = Bound(UINT64_MAX, OverflowError, "is above 2**64 - 1")
@@ -234,7 +234,7 @@ class Elementwise(_Front):  # type: ignore[misc]
         try:
             answer = ufunc(*arrays, **passed)
         except (OverflowError, ValueError, RuntimeError) as error:
-            if getattr(error, "fibnim_unlocated", False):
+            if unlocated(error):
                 self.locate(error, "__call__", arrays, passed, settings)
             raise
         if out is None and "out" in passed:  # the zeros made above: as a call without out
@@ -316,7 +316,7 @@ class Elementwise(_Front):  # type: ignore[misc]
         try:
             result = ufunc(*inputs, **passed)
         except (OverflowError, ValueError, RuntimeError) as error:
-            if getattr(error, "fibnim_unlocated", False):
+            if unlocated(error):
                 self.locate(error, "__call__", inputs, passed, settings)
             raise
         if ufunc.types[0][-1] != "O":
@@ -394,24 +394,10 @@ class Elementwise(_Front):  # type: ignore[misc]
     def _refusal(self, settings: tuple[bool, ...], argument: int, value: int) -> BaseException:
         """The error of a value that a ufunc's loop refused (no index: see the module)."""
         d = self.declaration
-        name = d.inputs[argument]
-        error: BaseException
-        try:
-            check_int(
-                value, d.function, name, NONNEGATIVE, d.high, d.extra if argument == 0 else ()
-            )
-            if d.result_check is not None and argument == 0:
-                test, bound = d.result_check
-                if test(value):
-                    raise refuse(d.function, name, None, value, bound)
-            error = RuntimeError(
-                f"{d.function}: {name} = {value} was out of range when read and is not now: "
-                "the array changed while fibnim read it (nothing was computed from it)"
-            )
-        except (OverflowError, ValueError) as refused:
-            error = refused
-        _mark(error)
-        return error
+        extra = d.extra if argument == 0 else ()
+        if d.result_check is not None and argument == 0:
+            extra += (d.result_check,)
+        return refusal(d.function, d.inputs[argument], value, d.high, extra)
 
     # -- Python ints ----------------------------------------------------------------
 
@@ -471,9 +457,36 @@ def _outs(out: Any, count: int, where: str) -> list[Any] | None:
     return outs
 
 
+def refusal(
+    where: str,
+    name: str,
+    value: int,
+    high: Bound | None,
+    extra: tuple[tuple[Test, Bound], ...] = (),
+) -> BaseException:
+    """The error of a value that a compiled loop refused, marked as not yet
+    naming its index (see the module): the caller finds that by running the
+    general path, whose checks name it."""
+    error: BaseException
+    try:
+        check_int(value, where, name, NONNEGATIVE, high, extra)
+        error = RuntimeError(
+            f"{where}: {name} = {value} was out of range when read and is not now: "
+            "the array changed while fibnim read it (nothing was computed from it)"
+        )
+    except (OverflowError, ValueError) as refused:
+        error = refused
+    _mark(error)
+    return error
+
+
 def _mark(error: BaseException) -> None:
-    """Mark an error of a refused value as not yet naming its index (see the module)."""
     setattr(error, "fibnim_unlocated", True)  # noqa: B010
+
+
+def unlocated(error: BaseException) -> bool:
+    """Whether error is one that `refusal` made."""
+    return getattr(error, "fibnim_unlocated", False)
 
 
 Function = TypeVar("Function", bound=Callable[..., Any])

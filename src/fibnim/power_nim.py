@@ -11,13 +11,14 @@ many, and r broadcasts over (...).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any, overload
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from fibnim import _backend, _dask
+from fibnim import _backend, _dask, _ufunc
 from fibnim._apply import (
     INT64_MAX,
     Int,
@@ -53,22 +54,58 @@ def _many(
     shape = np.broadcast_shapes(piles.shape[:-1], bound.shape)
     kinds = [np.int64, np.int64] if moves else [np.bool_]
     answers = result_arrays(shape, kinds, outs, where)
-    kernels = _backend.kernels("power_nim")
-    kernel = kernels.winning_move if moves else kernels.is_p
-    options = (r is None,) if moves else ()
-    k = piles.shape[-1]
-    map_arrays(
-        kernel,
-        [piles, bound],
-        ["piles", "r"],
-        answers,
-        where,
-        high=PILE,
-        options=options,
-        core=[k, 0],
-    )
+    if not _through_gufunc(piles, bound if r is not None else None, answers, moves):
+        kernels = _backend.kernels("power_nim")
+        map_arrays(
+            kernels.winning_move if moves else kernels.is_p,
+            [piles, bound],
+            ["piles", "r"],
+            answers,
+            where,
+            high=PILE,
+            options=(r is None,) if moves else (),
+            core=[piles.shape[-1], 0],
+        )
     results = finished(answers, outs, len(shape))
     return tuple(results) if moves else results[0]
+
+
+def _through_gufunc(
+    piles: NDArray[Any], bound: NDArray[Any] | None, answers: list[NDArray[Any]], moves: bool
+) -> bool:
+    """Whether the compiled gufunc put the answers: False on the pure twin, and
+    at a refused value, whose index the general path then names (the loop
+    sees numpy's buffers, not the caller's array)."""
+    if _backend.active() is not _backend.COMPILED:
+        return False
+    ufunc = _gufunc(bound is not None, moves)
+    try:
+        ufunc(piles, *(() if bound is None else (bound,)), out=tuple(answers))
+    except (OverflowError, ValueError, RuntimeError) as error:
+        if not _ufunc.unlocated(error):
+            raise
+        return False
+    return True
+
+
+@functools.cache
+def _gufunc(bounded: bool, moves: bool) -> Any:
+    """The compiled generalized ufunc over the last axis ((k),()->() with r,
+    (k)->() without; two outputs for moves), or None without the compiled core."""
+    core = _backend._CORE
+    if core is None:
+        return None
+    where = "winning_move" if moves else "is_p"
+    name = f"power_nim.{where}" + ("" if bounded else "_bouton")
+    signature = ("(k),()->" if bounded else "(k)->") + ("(),()" if moves else "()")
+    return core.make_pile_ufunc(
+        name,
+        f"The numpy gufunc {signature} of fibnim.{name}.",
+        bounded,
+        moves,
+        PILE.limit,
+        lambda argument, value: _ufunc.refusal(where, ("piles", "r")[argument], value, PILE),
+    )
 
 
 @overload
