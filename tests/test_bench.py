@@ -377,3 +377,34 @@ def test_a_case_whose_package_is_missing_is_left_out_and_said(monkeypatch):
     _backend.use(before)
     assert [k["name"] for k in results["kernels"]] == ["zeckendorf.decode"]
     assert "wythoff.is_safe (pandas Series): left out, it needs pandas" in said
+
+
+def test_peers_are_timed_beside_fibnim_on_each_implementation_and_reported(tmp_path, capsys):
+    pytest.importorskip("numba")
+    if "cython" not in _backend.available():
+        pytest.skip("fibnim bench compares the compiled core, not built here")
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    names = ["--kernel", "wythoff.is_safe", "--kernel", "wythoff.winning_move"]
+    arguments = parser.parse_args(
+        ["--quick", "--peers", "--implementation", "all", *names, "--out", str(tmp_path)]
+    )
+    assert main(arguments) == 0
+    saved = json.loads((tmp_path / "results.json").read_text())
+    rows = {row["name"]: row for row in saved["implementations"]}
+    # every implementation this processor runs has the peer's figures; a kernel
+    # without a peer has none
+    assert set(rows["wythoff.is_safe"]["paths"]) == set(_backend.implementations())
+    for figures in rows["wythoff.is_safe"]["paths"].values():
+        assert figures["x_numba"] == pytest.approx(figures["x_floor"] / figures["numba_x_floor"])
+    assert all("x_numba" not in f for f in rows["wythoff.winning_move"]["paths"].values())
+    text = (tmp_path / "report.md").read_text()
+    assert "÷ numba" in text
+
+
+def test_peers_without_numba_is_a_usage_error(monkeypatch):
+    monkeypatch.setitem(sys.modules, "numba", None)
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    with pytest.raises(fibnim._files.UsageError, match=r"pip install \"fibnim\[peers\]\""):
+        main(parser.parse_args(["--quick", "--peers"]))

@@ -4,6 +4,7 @@
     fibnim bench --out DIR              # a few minutes; --full adds N = 10**8
     fibnim bench --compare OLD.json     # each kernel's change; exit 1 on a significant regression
     fibnim bench --implementation all   # and every kernel on each implementation the CPU runs
+    fibnim bench --peers                # beside exact numba kernels (fibnim[peers])
 
 `fibnim.bench.suite` defines what is measured; `fibnim.bench.run` measures it;
 `fibnim.bench.report` writes results.json (its schema is documented there),
@@ -13,6 +14,7 @@ report.md and, with matplotlib installed, PNG plots.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import sys
 from pathlib import Path
@@ -48,6 +50,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="the compiled core's implementation to time (default: the one in use, the "
         "best this processor runs); all: the suite on the best one, then every kernel on "
         f"each one this processor runs (here: {', '.join(_backend.implementations())})",
+    )
+    parser.add_argument(
+        "--peers",
+        action="store_true",
+        help="time each kernel that has one beside an exact numba kernel compiled for "
+        'the same instruction set (pip install "fibnim[peers]"): on every implementation '
+        "with --implementation all",
     )
     parser.add_argument(
         "--kernel",
@@ -86,7 +95,9 @@ def main(arguments: argparse.Namespace) -> int:
     chosen = arguments.implementation
     if chosen not in (None, "all") and chosen not in _backend.implementations():
         raise SystemExit(f"fibnim bench: {_backend._unsupported(chosen)}")
-    results = run.run(mode, arguments.kernel, progress, chosen)
+    if arguments.peers and importlib.util.find_spec("numba") is None:
+        raise UsageError('--peers needs numba: pip install "fibnim[peers]"')
+    results = run.run(mode, arguments.kernel, progress, chosen, arguments.peers)
     if arguments.out:
         for path in report.write(results, arguments.out):
             print(f"written: {path}")

@@ -29,7 +29,11 @@ results.json (validated against `SCHEMA`, a JSON Schema):
   kernel, `name`, `size` (its largest), `by_hand` (ns per element of numpy by
   hand, where there is one) and `paths`: per implementation, `ns` (median ns
   per element), `x_floor` (the median of `x_floor_samples`, each repeat's time
-  over the floor's, timed in turns).
+  over the floor's, timed in turns) and, with `--peers`, for a kernel with a
+  numba peer: `numba_ns`, `numba_x_floor` (the peer compiled for that
+  implementation's instruction set, timed in turns with the same floor in a
+  process of its own) and `x_numba`, fibnim's time over numba's (x_floor over
+  numba_x_floor; the target is at most 1 / 1.5).
 - `calls` (may be missing): the cost of one call, in microseconds (median of
   7 runs of 2,000 calls, fibnim.bench.run.measure_calls): `target_x_peer`,
   `target_int_us`, `block` (its size), `classify_row_us` and its target, and
@@ -151,6 +155,9 @@ SCHEMA: dict[str, Any] = {
                             "properties": {
                                 "ns": {"type": "number", "exclusiveMinimum": 0},
                                 "x_floor": {"type": "number", "exclusiveMinimum": 0},
+                                "numba_ns": {"type": "number", "exclusiveMinimum": 0},
+                                "numba_x_floor": {"type": "number", "exclusiveMinimum": 0},
+                                "x_numba": {"type": "number", "exclusiveMinimum": 0},
                             },
                         },
                     },
@@ -484,6 +491,10 @@ def path_target(kernel: str, path: str, results: dict[str, Any]) -> float | None
     return None if target is None else target * (2 if path == "scalar" else 1)
 
 
+#: fibnim's time over its numba peer's that the kernels must reach: 1.5x as fast
+NUMBA_TARGET = 1 / 1.5
+
+
 def implementation_table(results: dict[str, Any]) -> list[str]:
     """The table kernel x implementation of a run with --implementation all."""
     rows = results["implementations"]
@@ -495,7 +506,9 @@ def implementation_table(results: dict[str, Any]) -> list[str]:
         "on the same inputs: ns per element (x np.add floor, median of repeats timed in "
         "turns with the floor). A target (at N = 1e+07: the vector implementations at "
         "most the figure, the scalar one twice it) is marked met (yes) or **not**; "
-        "x numpy is how many times faster than numpy by hand.",
+        "x numpy is how many times faster than numpy by hand; ÷ numba (with --peers) is "
+        "fibnim's time over an exact numba kernel's, compiled for the same instruction "
+        f"set, marked **not** above {_number(NUMBA_TARGET)} (numba 1.5 times as slow).",
         "",
         "| kernel | N | " + " | ".join(paths) + " | target (vector) |",
         "|---|---|" + "---|" * len(paths) + "---|",
@@ -513,6 +526,9 @@ def implementation_table(results: dict[str, Any]) -> list[str]:
                 cell += " yes" if figures["x_floor"] <= target else " **not**"
             if "by_hand" in row:
                 cell += f", x numpy {_number(row['by_hand'] / figures['ns'])}"
+            if "x_numba" in figures:
+                met = figures["x_numba"] <= NUMBA_TARGET
+                cell += f", ÷ numba {_number(figures['x_numba'])}{'' if met else ' **not**'}"
             cells.append(cell)
         target = path_target(row["name"], "vector", results)
         lines.append(

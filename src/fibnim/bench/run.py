@@ -4,16 +4,19 @@ from __future__ import annotations
 
 import functools
 import itertools
+import json
 import math
 import os
 import platform
 import statistics
+import subprocess
 import sys
 import sysconfig
+import tempfile
 import time
 import timeit
 import tracemalloc
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -391,30 +394,44 @@ def settle_allocator() -> None:
 
 
 def measure_paths(
-    cases: list[Case], plan: Plan, progress: Callable[[str], None] | None, seed: int = 2026
+    cases: list[Case],
+    plan: Plan,
+    progress: Callable[[str], None] | None,
+    seed: int = 2026,
+    paths: Sequence[str] | None = None,
+    peers: bool = False,
 ) -> list[dict[str, Any]]:
-    """Each case at its largest size on every implementation this processor runs,
-    on the same inputs (see `on_every_path`)."""
+    """Each case at its largest size on every implementation this processor runs
+    (or those of `paths`), on the same inputs (see `on_every_path`)."""
     rng = np.random.default_rng(seed)
     rows = []
     for case in cases:
         if progress:
-            progress(f"{case.name}, every implementation")
-        rows.append(on_every_path(case, plan, rng))
+            progress(f"{case.name}, {'every implementation' if paths is None else paths[0]}")
+        rows.append(on_every_path(case, plan, rng, paths, peers))
     return rows
 
 
-def on_every_path(case: Case, plan: Plan, rng: np.random.Generator) -> dict[str, Any]:
+def on_every_path(
+    case: Case,
+    plan: Plan,
+    rng: np.random.Generator,
+    paths: Sequence[str] | None = None,
+    peers: bool = False,
+) -> dict[str, Any]:
     """{name, size, by_hand (ns per element, where there is one), paths:
-    {implementation: {ns, x_floor, x_floor_samples}}}, each implementation timed
-    in turns with its floor."""
+    {implementation: {ns, x_floor, x_floor_samples}}}, each implementation (of
+    `paths`, or all this processor runs) timed in turns with its floor. With
+    `peers`, a case that has a numba peer (fibnim.bench.peers) gets its figures
+    on each implementation too: `numba_ns`, `numba_x_floor` and `x_numba`,
+    fibnim's time over numba's (their ratios to the floor divided)."""
     size = max([n for n in plan.sizes if n <= case.largest] or [min(plan.sizes)])
     inputs = case.make(size, rng)
     row: dict[str, Any] = {"name": case.name, "size": size, "paths": {}}
     by_hand = case.by_hand
     if by_hand is not None and size <= 10**7:
         row["by_hand"] = timed(lambda: by_hand(inputs), 3)["median"] / size * 1e9
-    for name in _backend.implementations():
+    for name in paths or _backend.implementations():
         _backend.use_implementation(name)
         compiled, _, ratios = paired(
             lambda: functools.partial(case.call, inputs),
@@ -426,7 +443,50 @@ def on_every_path(case: Case, plan: Plan, rng: np.random.Generator) -> dict[str,
             "x_floor": statistics.median(ratios),
             "x_floor_samples": ratios,
         }
+        if peers and case.name in _peer_names():
+            numba = peer_figures(case, inputs, name, plan.repeats)
+            row["paths"][name].update(
+                numba_ns=numba["ns"],
+                numba_x_floor=numba["x_floor"],
+                x_numba=row["paths"][name]["x_floor"] / numba["x_floor"],
+            )
     return row
+
+
+def _peer_names() -> set[str]:
+    from fibnim.bench import peers
+
+    return set(peers.PEERS)
+
+
+def peer_figures(case: Case, inputs: Inputs, implementation: str, repeats: int) -> dict[str, Any]:
+    """The numba peer of `case` on the same inputs, compiled for `implementation`'s
+    instruction set (NUMBA_CPU_NAME; numba reads it once, so in a process of its
+    own) and timed there in turns with the same floor."""
+    from fibnim.bench import peers
+
+    _, names, _ = peers.PEERS[case.name]
+    environment = dict(os.environ)
+    cpu = (
+        peers.NUMBA_CPU.get(implementation) if platform.machine() in ("x86_64", "AMD64") else None
+    )
+    if cpu:
+        environment["NUMBA_CPU_NAME"] = cpu
+    with tempfile.TemporaryDirectory(prefix="fibnim-peers-") as scratch:
+        saved = Path(scratch) / "inputs.npz"
+        np.savez(saved, **{name: inputs[name] for name in names})
+        command = [sys.executable, "-m", "fibnim.bench.peers", case.name, case.floor]
+        done = subprocess.run(
+            [*command, str(repeats), str(saved)],
+            capture_output=True,
+            text=True,
+            env=environment,
+            check=False,
+        )
+    if done.returncode != 0:
+        raise RuntimeError(f"the numba peer of {case.name} failed: {done.stderr.strip()}")
+    figures: dict[str, Any] = json.loads(done.stdout)
+    return figures
 
 
 def run(
@@ -434,11 +494,14 @@ def run(
     names: list[str] | None = None,
     progress: Callable[[str], None] | None = None,
     implementation: str | None = None,
+    peers: bool = False,
 ) -> dict[str, Any]:
     """Measure the suite (or the cases named) on the compiled core's implementation
     in use, or on `implementation`; with implementation "all", on the best one
-    and then every case on each one (`implementations` in the results). The
-    results as `report` documents them."""
+    and then every case on each one (`implementations` in the results). With
+    `peers`, the cases with a numba peer are timed beside it (`implementations`:
+    on every one with "all", else on the one measured). The results as
+    `report` documents them."""
     if "cython" not in _backend.available():
         raise RuntimeError("fibnim bench compares the compiled core: it is not built here")
     before = _backend.name()
@@ -483,7 +546,13 @@ def run(
                 mode, 1 if mode == "quick" else 5, progress, chosen
             )
         if every_path:
-            results["implementations"] = measure_paths(cases, plan, progress)
+            results["implementations"] = measure_paths(cases, plan, progress, peers=peers)
+        elif peers:
+            paired_cases = [c for c in cases if c.name in _peer_names()]
+            paths = [_backend.implementation()]
+            results["implementations"] = measure_paths(
+                paired_cases, plan, progress, paths=paths, peers=True
+            )
     finally:
         _backend.use_implementation(path_before)
         _backend.use(before)

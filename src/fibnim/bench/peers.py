@@ -1,0 +1,292 @@
+"""Exact numba kernels, written as a skilled user would write them in an hour:
+the peers that `fibnim bench --peers` times beside fibnim's kernels, in the
+same run and on the same inputs (install them with ``pip install
+"fibnim[peers]"``).
+
+Each is exact for every value fibnim takes (0 .. 2**63 - 1; codes below
+2**64): plain uint64 loops, small tables, and floating-point candidates
+confirmed with exact integer arithmetic. The Beatty number a_m = floor(m phi)
+is (m + isqrt(5 m^2)) // 2: isqrt from a float estimate, one Newton step on
+the exact 128-bit remainder, and a final check of s^2 <= 5 m^2 < (s + 1)^2.
+tests/test_peers.py holds them to fibnim's answers.
+
+numba compiles for this process's CPU, or for NUMBA_CPU_NAME where it is set
+(`haswell` for AVX2, `skylake-avx512`, `icelake-server` for AVX-512 IFMA):
+fibnim's bench sets it to match the implementation it times.
+"""
+
+from __future__ import annotations
+
+import decimal
+import fractions
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numba
+import numpy as np
+
+U = np.uint64
+_MASK32 = U(0xFFFFFFFF)
+_PHI = (1 + math.sqrt(5)) / 2
+_SQRT5 = math.sqrt(5)
+_LOG_PHI = math.log(_PHI)
+_TWO64 = 2.0**64
+# phi as a double-double, hi + lo, from its value to 50 digits
+_FIFTY = decimal.Context(prec=50)
+_PHI_DIGITS = fractions.Fraction(_FIFTY.add(_FIFTY.sqrt(decimal.Decimal(5)), 1)) / 2
+_PHI_HI = float(_PHI_DIGITS)
+_PHI_LO = float(_PHI_DIGITS - fractions.Fraction(_PHI_HI))
+_SPLIT = 134217729.0  # 2**27 + 1, Veltkamp's splitter
+# the double-double fractional parts are good to about 2**-40: nearer than this
+# to a boundary, the exact integer path decides
+_NEAR = 2.0**-30
+_LOWER_CUT = 2 - _PHI  # x >= 1 is an A-number iff frac(x phi) > 2 - phi
+#: The largest m whose a_m the kernels compute: isqrt(5 m^2) + 1 < 2**64. Every
+#: a_m below 2**63 has m below 2**63 / phi, about 5.7 * 10**18.
+BEATTY_MAX = U(8_000_000_000_000_000_000)
+
+_FIB = [0, 1]
+while len(_FIB) < 94:
+    _FIB.append(_FIB[-1] + _FIB[-2])
+FIB = np.array(_FIB, dtype=np.uint64)  # F_0 .. F_93
+# DECODE[j, v]: the sum of F_{8j + i + 2} over the bits i of the byte v
+DECODE = np.zeros((8, 256), dtype=np.uint64)
+for _j in range(8):
+    for _v in range(256):
+        DECODE[_j, _v] = sum(
+            _FIB[8 * _j + _i + 2] for _i in range(8) if _v >> _i & 1 and 8 * _j + _i + 2 < 94
+        )
+
+jit = numba.njit(cache=False, nogil=True, boundscheck=False)
+inline = numba.njit(inline="always", nogil=True)
+
+
+@inline
+def _mul128(a: Any, b: Any) -> tuple[Any, Any]:
+    """a * b as (high, low) 64-bit halves, from 32-bit limbs."""
+    a0, a1 = a & _MASK32, a >> U(32)
+    b0, b1 = b & _MASK32, b >> U(32)
+    p00, p01, p10, p11 = a0 * b0, a0 * b1, a1 * b0, a1 * b1
+    middle = (p00 >> U(32)) + (p01 & _MASK32) + (p10 & _MASK32)
+    high = p11 + (p01 >> U(32)) + (p10 >> U(32)) + (middle >> U(32))
+    return high, (p00 & _MASK32) | (middle << U(32))
+
+
+@inline
+def _above(ah: Any, al: Any, bh: Any, bl: Any) -> Any:
+    """(ah, al) > (bh, bl) as 128-bit numbers, without a branch."""
+    return U((ah > bh) | ((ah == bh) & (al > bl)))
+
+
+@inline
+def beatty(m: Any) -> Any:
+    """floor(m phi) for 0 <= m <= BEATTY_MAX, exactly, without a branch on m."""
+    high, low = _mul128(m, m)  # 5 m^2 = 4 m^2 + m^2
+    low4 = low << U(2)
+    low5 = low4 + low
+    high5 = (high << U(2)) + (low >> U(62)) + high + U(low5 < low4)
+    s = U(float(m) * _SQRT5)  # within a few thousand of isqrt(5 m^2)
+    sh, sl = _mul128(s, s)
+    # the remainder 5 m^2 - s^2 in two's complement: its high half is small
+    rest_high = np.int64(high5 - sh - U(low5 < sl))
+    rest = float(rest_high) * _TWO64 + float(low5 - sl)
+    s = U(np.int64(s) + np.int64(round(rest / (2.0 * float(s) + 1.0))))  # one Newton step
+    sh, sl = _mul128(s, s)
+    s -= _above(sh, sl, high5, low5)  # now s^2 <= 5 m^2
+    sh, sl = _mul128(s + U(1), s + U(1))
+    s += U(1) - _above(sh, sl, high5, low5)  # and 5 m^2 < (s + 1)^2
+    return (m >> U(1)) + (s >> U(1)) + (m & s & U(1))
+
+
+@inline
+def _two_product(a: float, b: float) -> tuple[float, float]:
+    """a * b = p + e exactly (Dekker's product, by Veltkamp's split)."""
+    p = a * b
+    t = _SPLIT * a
+    a_hi = t - (t - a)
+    a_lo = a - a_hi
+    t = _SPLIT * b
+    b_hi = t - (t - b)
+    b_lo = b - b_hi
+    return p, ((a_hi * b_hi - p) + a_hi * b_lo + a_lo * b_hi) + a_lo * b_lo
+
+
+@inline
+def floor_phi(m: Any) -> tuple[Any, float]:
+    """(floor(m phi), frac(m phi)) for m < 2**63 in double-double arithmetic: the
+    fraction good to about 2**-40, and the floor exact unless the fraction is
+    within _NEAR of 0 or 1."""
+    high = float(m)
+    low = float(np.int64(m - U(high)))  # what rounding m to a double left out, exactly
+    p, e = _two_product(high, _PHI_HI)
+    whole = np.floor(p)  # a double: numba's math.floor is an int64, too small here
+    fraction = (p - whole) + (e + high * _PHI_LO + low * _PHI_HI)
+    carry = np.floor(fraction)
+    return U(whole) + U(np.int64(carry)), fraction - carry
+
+
+@jit
+def is_safe(x: Any, y: Any, out: Any) -> None:
+    for i in range(x.size):
+        a, b = U(x[i]), U(y[i])
+        small, large = min(a, b), max(a, b)
+        m = large - small
+        lower, fraction = floor_phi(m)
+        if fraction < _NEAR or fraction > 1.0 - _NEAR:
+            lower = beatty(m) if m <= BEATTY_MAX else ~U(0)
+        out[i] = lower == small
+
+
+@jit
+def pair(n: Any, a: Any, b: Any) -> None:
+    for i in range(n.size):
+        m = U(n[i])
+        lower, fraction = floor_phi(m)
+        if fraction < _NEAR or fraction > 1.0 - _NEAR:
+            lower = beatty(m)
+        a[i] = lower
+        b[i] = lower + m
+
+
+@jit
+def is_lower(x: Any, out: Any) -> None:
+    for i in range(x.size):
+        v = U(x[i])
+        whole, fraction = floor_phi(v)
+        if abs(fraction - _LOWER_CUT) < _NEAR or fraction < _NEAR or fraction > 1.0 - _NEAR:
+            # exactly: v = a_m needs m = ceil(v / phi) = floor(v / phi) + 1, and
+            # whole - v is floor(v / phi) but for one
+            m = whole - v
+            found = beatty(m) == v or beatty(m + U(1)) == v or beatty(m + U(2)) == v
+            out[i] = v >= U(1) and found
+        else:
+            out[i] = v >= U(1) and fraction > _LOWER_CUT
+
+
+@inline
+def _top_index(n: Any) -> int:
+    """The k with F_k <= n < F_{k+1}, n >= 1."""
+    k = min(int(math.log(float(n) * _SQRT5) / _LOG_PHI + 0.5), 92)
+    while FIB[k] > n:
+        k -= 1
+    while k < 93 and FIB[k + 1] <= n:
+        k += 1
+    return k
+
+
+@inline
+def _greedy(n: Any) -> tuple[Any, Any]:
+    """(the Zeckendorf code of n < F_66, its lowest term) by the greedy rule;
+    the lowest term for any n < 2**64 (the code's bits stop at F_65)."""
+    rest, code, lowest = n, U(0), U(0)
+    if rest:
+        k = _top_index(rest)
+        while rest:
+            if FIB[k] <= rest:
+                rest -= FIB[k]
+                code |= U(1) << U(min(k - 2, 63))  # k > 65 only past F_66: no code
+                lowest = FIB[k]
+                k -= 2  # the next term is no neighbour
+            else:
+                k -= 1
+    return code, lowest
+
+
+@jit
+def encode(n: Any, out: Any) -> None:
+    for i in range(n.size):
+        out[i] = _greedy(U(n[i]))[0]
+
+
+@jit
+def decode(codes: Any, out: Any) -> None:
+    for i in range(codes.size):
+        c = U(codes[i])
+        total = U(0)
+        for j in range(8):
+            total += DECODE[j, (c >> U(8 * j)) & U(255)]
+        out[i] = np.int64(total) if c & (c >> U(1)) == U(0) else np.int64(-1)
+
+
+@jit
+def fibonacci_nim_is_p(n: Any, r: Any, out: Any) -> None:
+    for i in range(n.size):
+        lowest = _greedy(U(n[i]))[1]
+        out[i] = lowest == U(0) or lowest > U(r[i])
+
+
+@jit
+def power_nim_two_piles(piles: Any, r: Any, out: Any) -> None:
+    for i in range(r.size):
+        x = U(piles[i, 0]) ^ U(piles[i, 1])
+        out[i] = x == U(0) or (x & (U(0) - x)) > U(r[i])
+
+
+#: The peer of each bench case (fibnim.bench.suite): its kernel, the case's
+#: inputs it reads, and the dtypes of its outputs.
+PEERS: dict[str, tuple[Callable[..., None], tuple[str, ...], tuple[type, ...]]] = {
+    "wythoff.is_safe": (is_safe, ("x", "y"), (np.bool_,)),
+    "wythoff.pair": (pair, ("n",), (np.int64, np.int64)),
+    "wythoff.is_lower": (is_lower, ("x",), (np.bool_,)),
+    "zeckendorf.encode": (encode, ("n",), (np.uint64,)),
+    "zeckendorf.decode": (decode, ("code",), (np.int64,)),
+    "fibonacci_nim.is_p": (fibonacci_nim_is_p, ("n", "r"), (np.bool_,)),
+    "power_nim.is_p (2 piles)": (power_nim_two_piles, ("piles", "r"), (np.bool_,)),
+}
+
+
+def peer_call(name: str, inputs: dict[str, Any]) -> Callable[[], tuple[np.ndarray, ...]]:
+    """The peer of case `name` on its inputs, into outputs made once (as the
+    case's own call has them), compiled and run once already: the returned
+    call runs the kernel alone and returns its outputs."""
+    kernel, names, dtypes = PEERS[name]
+    arguments = [inputs[n] for n in names]
+    size = len(arguments[-1])
+    outs: tuple[np.ndarray, ...] = tuple(np.empty(size, dtype=dtype) for dtype in dtypes)
+
+    def call() -> tuple[np.ndarray, ...]:
+        kernel(*arguments, *outs)
+        return outs
+
+    call()  # numba compiles here, not in the timing
+    return call
+
+
+#: NUMBA_CPU_NAME for each implementation of fibnim's core: numba compiles its
+#: peer for the same instruction set (LLVM's names for x86-64 processors).
+NUMBA_CPU = {
+    "avx512ifma": "icelake-server",
+    "avx512": "skylake-avx512",
+    "avx2": "haswell",
+    "scalar": "x86-64",
+}
+
+
+def measure(name: str, inputs: dict[str, Any], floor: str, repeats: int) -> dict[str, Any]:
+    """The peer of case `name` timed in turns with its floor (fibnim.bench.run.paired):
+    ns per element and the median of its times over the floor's."""
+    from fibnim.bench import run
+
+    size = len(inputs[PEERS[name][1][-1]])
+    call = peer_call(name, inputs)
+    seconds, _, ratios = run.paired(lambda: call, lambda: run.floor_call(floor, size), repeats)
+    return {"ns": seconds["median"] / size * 1e9, "x_floor": float(np.median(ratios))}
+
+
+def main(arguments: list[str]) -> None:
+    """`python -m fibnim.bench.peers NAME FLOOR REPEATS INPUTS.npz`: measure's figures
+    as JSON, in a process of its own, so that NUMBA_CPU_NAME chooses what numba
+    compiles for (it is read once, when numba starts)."""
+    import json
+
+    name, floor, repeats, path = arguments
+    with np.load(path) as saved:
+        inputs = {key: saved[key] for key in saved.files}
+    print(json.dumps(measure(name, inputs, floor, int(repeats))))
+
+
+if __name__ == "__main__":
+    import sys
+
+    main(sys.argv[1:])

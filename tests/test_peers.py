@@ -1,0 +1,110 @@
+"""The numba peers of `fibnim bench --peers` (fibnim.bench.peers) are exact: held
+to fibnim's answers on values of every magnitude, on P-positions and their
+neighbours, and at the edges where a float candidate stops being exact."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import fibnim
+from fibnim import fibonacci_nim, power_nim, wythoff, zeckendorf
+
+pytest.importorskip("numba")
+from fibnim.bench import peers
+
+TOP = 2**63 - 1
+# F_k phi is within 1 / F_k of an integer: the hardest inputs for a float candidate
+FIBS = [zeckendorf.fib(k) + d for k in range(2, 93) for d in (-1, 0, 1)]
+EDGES = [0, 1, 2, 3, 2**32 - 1, 2**32, 2**32 + 1, 2**40, 2**52, 2**53 + 1, 2**62, TOP - 1, TOP]
+EDGES += [f for f in FIBS if 0 <= f <= TOP]
+
+
+def values(high: int, count: int = 3000, seed: int = 0) -> np.ndarray:
+    """Values of every bit length up to high's, the edges below high among them."""
+    rng = np.random.default_rng(seed)
+    bits = rng.integers(0, high.bit_length() + 1, size=count)
+    drawn = [int(rng.integers(0, 2**63, dtype=np.uint64)) >> (64 - b) if b else 0 for b in bits]
+    return np.array(
+        [min(v, high) for v in drawn] + [e for e in EDGES if e <= high], dtype=np.int64
+    )
+
+
+def test_pair_and_is_safe_on_p_positions_and_their_neighbours():
+    m = values(wythoff.PAIR_LIMIT)
+    m = np.concatenate([m, [wythoff.PAIR_LIMIT, wythoff.PAIR_LIMIT - 1]])
+    a, b = np.empty_like(m), np.empty_like(m)
+    peers.pair(m, a, b)
+    expected_a, expected_b = wythoff.pair(m)
+    assert np.array_equal(a, expected_a) and np.array_equal(b, expected_b)
+    out = np.empty(m.size, dtype=bool)
+    for x, y in [(a, b), (b, a), (a + 1, b), (a, np.minimum(b, TOP - 1) + 1), (a - (a > 0), b)]:
+        peers.is_safe(x, y, out)
+        assert np.array_equal(out, wythoff.is_safe(x, y))
+
+
+def test_is_safe_on_random_pairs_of_every_magnitude():
+    x, y = values(TOP, seed=1), values(TOP, seed=2)
+    out = np.empty(x.size, dtype=bool)
+    peers.is_safe(x, y, out)
+    assert np.array_equal(out, wythoff.is_safe(x, y))
+
+
+def test_is_lower_on_a_and_b_numbers_and_every_magnitude():
+    a, b = wythoff.pair(values(wythoff.PAIR_LIMIT, seed=3))
+    for x in (values(TOP, seed=4), a, b, a + 1, np.maximum(a - 1, 0)):
+        out = np.empty(x.size, dtype=bool)
+        peers.is_lower(x, out)
+        assert np.array_equal(out, wythoff.is_lower(x))
+
+
+def test_encode_and_decode():
+    n = values(fibnim.CODE_LIMIT - 1, seed=5)
+    fibs = np.array([zeckendorf.fib(k) for k in range(2, 66)], dtype=np.int64)
+    n = np.concatenate([n, fibs, fibs - 1, fibs + 1])
+    n = n[n < fibnim.CODE_LIMIT]
+    codes = np.empty(n.size, dtype=np.uint64)
+    peers.encode(n, codes)
+    assert np.array_equal(codes, zeckendorf.encode(n))
+    decoded = np.empty(n.size, dtype=np.int64)
+    peers.decode(codes, decoded)
+    assert np.array_equal(decoded, n)
+    peers.decode(np.array([0b11, 0b1011], dtype=np.uint64), decoded[:2])
+    assert decoded[:2].tolist() == [-1, -1]  # not Zeckendorf codes
+
+
+def test_fibonacci_nim_is_p_against_fibnim():
+    n, r = values(TOP, seed=6), values(TOP, seed=7)
+    fibs = np.array([zeckendorf.fib(k) for k in range(2, 92)], dtype=np.int64)
+    for bound in (r, np.minimum(r, 2**20), n - (n > 0)):
+        out = np.empty(n.size, dtype=bool)
+        peers.fibonacci_nim_is_p(n, bound, out)
+        assert np.array_equal(out, fibonacci_nim.is_p(n, bound))
+    out = np.empty(fibs.size, dtype=bool)
+    peers.fibonacci_nim_is_p(fibs, fibs - 1, out)  # one term above the bound: P
+    assert out.all() and np.array_equal(out, fibonacci_nim.is_p(fibs, fibs - 1))
+
+
+def test_power_nim_two_piles_against_fibnim():
+    piles = np.stack([values(TOP, seed=8), values(TOP, seed=9)], axis=1)
+    piles[::5, 1] = piles[::5, 0]  # xor 0
+    r = values(TOP, seed=10)
+    out = np.empty(r.size, dtype=bool)
+    peers.power_nim_two_piles(piles, r, out)
+    assert np.array_equal(out, power_nim.is_p(piles, r))
+
+
+def test_every_peer_answers_its_bench_case_as_fibnim_does():
+    from fibnim.bench.suite import CASES
+
+    cases = {case.name: case for case in CASES}
+    assert set(peers.PEERS) <= set(cases)
+    rng = np.random.default_rng(11)
+    for name in peers.PEERS:
+        inputs = cases[name].make(5000, rng)
+        answer = cases[name].call(inputs)
+        expected = answer if isinstance(answer, tuple) else (answer,)
+        got = peers.peer_call(name, inputs)()
+        assert len(got) == len(expected), name
+        for mine, theirs in zip(got, expected, strict=True):
+            assert np.array_equal(mine, theirs), name
