@@ -5,9 +5,12 @@ same run and on the same inputs (install them with ``pip install
 
 Each is exact for every value fibnim takes (0 .. 2**63 - 1; codes below
 2**64): plain uint64 loops, small tables, and floating-point candidates
-confirmed with exact integer arithmetic. The Beatty number a_m = floor(m phi)
-is (m + isqrt(5 m^2)) // 2: isqrt from a float estimate, one Newton step on
-the exact 128-bit remainder, and a final check of s^2 <= 5 m^2 < (s + 1)^2.
+confirmed with exact integer arithmetic. The Wythoff kernels take floor(m phi)
+and its fraction in double-double arithmetic, in a loop LLVM vectorizes; where
+a fraction falls within 2**-30 of a boundary, a second loop decides exactly
+with a_m = (m + isqrt(5 m^2)) // 2: isqrt from a float estimate, one Newton
+step on the exact 128-bit remainder, and a check of s^2 <= 5 m^2 < (s + 1)^2.
+Zeckendorf codes come from the greedy rule and go back through byte tables.
 tests/test_peers.py holds them to fibnim's answers.
 
 numba compiles for this process's CPU, or for NUMBA_CPU_NAME where it is set
@@ -54,9 +57,7 @@ FIB = np.array(_FIB, dtype=np.uint64)  # F_0 .. F_93
 DECODE = np.zeros((8, 256), dtype=np.uint64)
 for _j in range(8):
     for _v in range(256):
-        DECODE[_j, _v] = sum(
-            _FIB[8 * _j + _i + 2] for _i in range(8) if _v >> _i & 1 and 8 * _j + _i + 2 < 94
-        )
+        DECODE[_j, _v] = sum(_FIB[8 * _j + _i + 2] for _i in range(8) if _v >> _i & 1)
 
 jit = numba.njit(nogil=True, error_model="numpy")  # numpy: no exception checks per division
 inline = numba.njit(inline="always", nogil=True, error_model="numpy")
