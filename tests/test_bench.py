@@ -385,7 +385,7 @@ def test_peers_are_timed_beside_fibnim_on_each_implementation_and_reported(tmp_p
         pytest.skip("fibnim bench compares the compiled core, not built here")
     parser = argparse.ArgumentParser()
     add_arguments(parser)
-    names = ["--kernel", "wythoff.is_safe", "--kernel", "wythoff.winning_move"]
+    names = ["--kernel", "wythoff.is_safe", "--kernel", "zeckendorf.lowest_term"]
     arguments = parser.parse_args(
         ["--quick", "--peers", "--implementation", "all", *names, "--out", str(tmp_path)]
     )
@@ -397,7 +397,7 @@ def test_peers_are_timed_beside_fibnim_on_each_implementation_and_reported(tmp_p
     assert set(rows["wythoff.is_safe"]["paths"]) == set(_backend.implementations())
     for figures in rows["wythoff.is_safe"]["paths"].values():
         assert figures["x_numba"] == pytest.approx(figures["x_floor"] / figures["numba_x_floor"])
-    assert all("x_numba" not in f for f in rows["wythoff.winning_move"]["paths"].values())
+    assert all("x_numba" not in f for f in rows["zeckendorf.lowest_term"]["paths"].values())
     text = (tmp_path / "report.md").read_text()
     assert "÷ numba" in text
 

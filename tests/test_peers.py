@@ -58,6 +58,27 @@ def test_is_lower_on_a_and_b_numbers_and_every_magnitude():
         assert np.array_equal(out, wythoff.is_lower(x))
 
 
+def test_winning_move_on_a_grid_safe_pairs_fibonacci_numbers_and_every_magnitude():
+    grid = np.arange(40)
+    a, b = wythoff.pair(values(wythoff.PAIR_LIMIT, seed=12))
+    step = np.random.default_rng(13).integers(1, 1000, size=a.size)
+    fibs = np.array([f for f in FIBS if 0 <= f <= TOP], dtype=np.int64)
+    cases = [
+        (np.repeat(grid, grid.size), np.tile(grid, grid.size)),  # both orders, x = y, zeros
+        (values(TOP, seed=14), values(TOP, seed=15)),
+        (a, b),
+        (b, a + 1),
+        (a, np.minimum(b, TOP - 1000) + step),
+        (a, np.maximum(b - step, 0)),
+        (np.repeat(fibs, fibs.size), np.tile(fibs, fibs.size)),
+    ]
+    for x, y in cases:
+        tx, ty = np.empty_like(x), np.empty_like(x)
+        peers.winning_move(x, y, tx, ty)
+        expected = wythoff.winning_move(x, y)
+        assert np.array_equal(tx, expected[0]) and np.array_equal(ty, expected[1])
+
+
 def test_encode_and_decode():
     n = values(fibnim.CODE_LIMIT - 1, seed=5)
     fibs = np.array([zeckendorf.fib(k) for k in range(2, 66)], dtype=np.int64)

@@ -209,6 +209,64 @@ def is_lower(x: Any, out: Any) -> None:
 
 
 @inline
+def _over_phi(x: Any) -> Any:
+    """floor(x / phi) for 1 <= x < 2**63, exactly: the largest c with a_c < x
+    (c phi is irrational, so c <= x / phi iff a_c < x), from the float's c."""
+    c = floor_phi(x)[0] - x  # floor(x phi) - x = floor(x / phi), but for one
+    c = c - U(2) if c >= U(2) else U(0)
+    while beatty(c + U(1)) < x:
+        c += U(1)
+    return c
+
+
+@inline
+def _silber(x: Any, y: Any, s: Any, low: Any, c: Any, lower: bool, safe: bool) -> tuple[Any, Any]:
+    """Silber's winning move from (x, y) as targets in their pile order (-1, -1
+    from a safe pair): s the smaller pile, low = a_(l - s), c = floor(s / phi),
+    lower whether s is an A-number (then s = a_(c+1), its partner s + c + 1; a
+    B-number's partner is c)."""
+    large = max(x, y)
+    partner = s + c + U(1) if lower else c
+    if safe:
+        return -1, -1
+    if s == large or s == U(0):
+        small_to, large_to = U(0), U(0)
+    elif not lower or large > partner:
+        small_to, large_to = s, partner
+    else:
+        small_to, large_to = low, low + (large - s)
+    if x <= y:
+        return np.int64(small_to), np.int64(large_to)
+    return np.int64(large_to), np.int64(small_to)
+
+
+@jit
+def winning_move(x: Any, y: Any, tx: Any, ty: Any) -> None:
+    unsure = False
+    for i in range(x.size):
+        a, b = U(x[i]), U(y[i])
+        s = min(a, b)
+        low, fraction_d = floor_phi(max(a, b) - s)
+        whole, fraction_s = floor_phi(s)
+        unsure |= _unsure(fraction_d) | _unsure(fraction_s)
+        unsure |= abs(fraction_s - _LOWER_CUT) < _NEAR
+        lower = (s >= U(1)) & (fraction_s > _LOWER_CUT)
+        tx[i], ty[i] = _silber(a, b, s, low, whole - s, lower, low == s)
+    if not unsure:
+        return
+    for i in range(x.size):
+        a, b = U(x[i]), U(y[i])
+        s = min(a, b)
+        d = max(a, b) - s
+        fraction_d, fraction_s = floor_phi(d)[1], floor_phi(s)[1]
+        if _unsure(fraction_d) | _unsure(fraction_s) | (abs(fraction_s - _LOWER_CUT) < _NEAR):
+            low = beatty(d) if d <= BEATTY_MAX else ~U(0)  # beyond: a_d > 2**63 > s
+            c = _over_phi(s) if s >= U(1) else U(0)
+            lower = s >= U(1) and beatty(c + U(1)) == s
+            tx[i], ty[i] = _silber(a, b, s, low, c, lower, low == s)
+
+
+@inline
 def _top_index(n: Any) -> int:
     """The k with F_k <= n < F_{k+1}, n >= 1."""
     k = min(int(math.log(float(n) * _SQRT5) / _LOG_PHI + 0.5), 92)
@@ -273,6 +331,7 @@ PEERS: dict[str, tuple[Callable[..., None], tuple[str, ...], tuple[type, ...]]] 
     "wythoff.is_safe": (is_safe, ("x", "y"), (np.bool_,)),
     "wythoff.pair": (pair, ("n",), (np.int64, np.int64)),
     "wythoff.is_lower": (is_lower, ("x",), (np.bool_,)),
+    "wythoff.winning_move": (winning_move, ("x", "y"), (np.int64, np.int64)),
     "zeckendorf.encode": (encode, ("n",), (np.uint64,)),
     "zeckendorf.decode": (decode, ("code",), (np.int64,)),
     "fibonacci_nim.is_p": (fibonacci_nim_is_p, ("n", "r"), (np.bool_,)),
