@@ -23,10 +23,14 @@ def _modules() -> list[str]:
     return ["fibnim", *sorted(m.name for m in found if not m.name.endswith("__main__"))]
 
 
+#: the modules that need an optional package (an extra of pyproject.toml)
+OPTIONAL = {"fibnim.plot": "matplotlib", "fibnim.bench.peers": "numba"}
+
+
 @pytest.mark.parametrize("module", _modules())
 def test_docstring_examples(module):
-    if module == "fibnim.plot":
-        pytest.importorskip("matplotlib")  # an optional dependency
+    if module in OPTIONAL:
+        pytest.importorskip(OPTIONAL[module])
     imported = importlib.import_module(module)
     result = doctest.testmod(imported, optionflags=FLAGS)
     assert result.failed == 0
