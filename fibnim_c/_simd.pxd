@@ -30,3 +30,13 @@ cdef extern from "simd.h":
     bint path_supported "fibnim_path_supported"(int i) noexcept nogil
     const Path* current_path "fibnim_current_path"() noexcept nogil
     void use_path "fibnim_use_path"(int i) noexcept nogil
+
+
+cdef inline Py_ssize_t resume_at(Py_ssize_t start, Py_ssize_t size, bint vector) noexcept nogil:
+    # Where the scalar loop hands back to a vector kernel: a vector kernel stops
+    # before a block it cannot do (a value above the limit, or one its fast path
+    # left unsure), the scalar loop does that block exactly (at most 8 values),
+    # and the kernel goes on from there. Without a kernel, the scalar loop does all.
+    if vector and size - start > 8:
+        return start + 8
+    return size

@@ -46,9 +46,8 @@ typedef struct {
 #include <string.h>
 
 /* shared by the kernels of every vector path */
-#define FIBNIM_SMALL (1LL << 24)
-#define FIBNIM_PHI_MINUS_1 0.6180339887498949
-enum { FIBNIM_SMALL_LANES, FIBNIM_ONE_LIMB_LANES, FIBNIM_WIDE_LANES };
+/* how far below the truth the fast golden split's estimate of the carry may be */
+#define FIBNIM_CARRY_WINDOW (1LL << 33)
 enum { FIBNIM_ARC_MARGIN = 8 };
 
 typedef struct { __m512i top[8], next[8], after[8], start[8], length[8]; } fibnim_arc_tables;
@@ -82,9 +81,7 @@ static const fibnim_path fibnim_paths[] = {
 #ifdef FIBNIM_X86_PATHS
     FIBNIM_PATH_TABLE(avx512ifma, FIBNIM_NEEDS_AVX512 | FIBNIM_NEEDS_IFMA),
     FIBNIM_PATH_TABLE(avx512, FIBNIM_NEEDS_AVX512),
-    /* pair: the scalar loop's two 64 x 64 -> 128-bit multiplies beat eight
-       vpmuludq per four lanes (1.49x against 1.66x np.add on an AMD EPYC) */
-    { "avx2", FIBNIM_NEEDS_AVX2, fibnim_is_safe4, NULL, fibnim_is_lower4,
+    { "avx2", FIBNIM_NEEDS_AVX2, fibnim_is_safe4, fibnim_pair4, fibnim_is_lower4,
       fibnim_winning_move4, fibnim_classify_wythoff4, fibnim_power_pairs4, fibnim_fib_is_p4,
       fibnim_fib_two_pile4 },
 #endif

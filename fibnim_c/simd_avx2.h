@@ -13,12 +13,19 @@ FIBNIM_AVX2 static inline __m256i fibnim_gt4(__m256i a, __m256i b) {  /* a > b, 
     return _mm256_cmpgt_epi64(_mm256_xor_si256(a, top), _mm256_xor_si256(b, top));
 }
 
+/* b where the lanes of mask are ones, else a: by the lanes' sign bits (a
+   byte blend of a 64-bit mask costs a compare more) */
+FIBNIM_AVX2 static inline __m256i fibnim_blend4(__m256i a, __m256i b, __m256i mask) {
+    return _mm256_castpd_si256(_mm256_blendv_pd(_mm256_castsi256_pd(a), _mm256_castsi256_pd(b),
+                                                _mm256_castsi256_pd(mask)));
+}
+
 FIBNIM_AVX2 static inline __m256i fibnim_min4(__m256i a, __m256i b) {
-    return _mm256_blendv_epi8(a, b, fibnim_gt4(a, b));
+    return fibnim_blend4(a, b, fibnim_gt4(a, b));
 }
 
 FIBNIM_AVX2 static inline __m256i fibnim_max4(__m256i a, __m256i b) {
-    return _mm256_blendv_epi8(b, a, fibnim_gt4(a, b));
+    return fibnim_blend4(b, a, fibnim_gt4(a, b));
 }
 
 FIBNIM_AVX2 static inline int fibnim_any4(__m256i mask) {
@@ -38,99 +45,78 @@ FIBNIM_AVX2 static inline void fibnim_store_bools4(uint8_t *out, __m256i mask) {
     memcpy(out, &bytes, 4);
 }
 
-/* golden_split of _scalar.pxd for four m <= 2**63: see golden_split8 (no IFMA)
-   of simd_avx512.h; one_limb when every m is below 2**32. */
-FIBNIM_AVX2 static inline __m256i fibnim_golden_split4(
-        __m256i m, __m256i *frac_hi, __m256i *frac_lo, int one_limb) {
+/* a with its top bit flipped: signed compares of flipped values order them as
+   unsigned ones (a constant is flipped once, outside the loop) */
+FIBNIM_AVX2 static inline __m256i fibnim_flip4(__m256i a) {
+    return _mm256_xor_si256(a, _mm256_set1_epi64x((long long)0x8000000000000000ULL));
+}
+
+/* The fast golden split: floor(m (phi - 1)) for four m <= 2**63, from the
+   128-bit product m * PHI_HI = H 2**64 + L alone (four vpmuludq, where the
+   whole 192-bit product m * F of _scalar.pxd takes eight).
+
+   m (phi - 1) 2**64 = H 2**64 + L + delta, where delta = m * PHI_LO / 2**64
+   (and less than 2**-63 more) lies in [0, 2**63 + 2**33). So the floor is H,
+   plus one where L + delta carries out of 64 bits. delta is estimated by the
+   product of the high limbs, m1 * (PHI_LO >> 32), which is at most 2**33
+   (FIBNIM_CARRY_WINDOW) below it: the carry is sure unless L + that estimate
+   lands within 2**33 below 2**64. Those lanes are set in *unsure (for random
+   m, a chance of 2**-31; for m = F_k, k >= 46, every other k), for the exact
+   path to redo. *fraction gets L + the estimate: the fraction's top 64 bits,
+   or at most 2**33 below them. */
+FIBNIM_AVX2 static inline __m256i fibnim_golden4(__m256i m, __m256i *fraction, __m256i *unsure) {
     const __m256i low = _mm256_set1_epi64x(0xffffffffLL);
-    const __m256i f0 = _mm256_set1_epi64x(0x5cedc834LL), f1 = _mm256_set1_epi64x(0xf39cc060LL);
-    const __m256i f2 = _mm256_set1_epi64x(0x7f4a7c15LL), f3 = _mm256_set1_epi64x(0x9e3779b9LL);
-    __m256i p00 = _mm256_mul_epu32(m, f0), p01 = _mm256_mul_epu32(m, f1);
-    __m256i p02 = _mm256_mul_epu32(m, f2), p03 = _mm256_mul_epu32(m, f3);
-    __m256i c0 = _mm256_and_si256(p00, low);
-    __m256i c1 = _mm256_add_epi64(_mm256_srli_epi64(p00, 32), _mm256_and_si256(p01, low));
-    __m256i c2 = _mm256_add_epi64(_mm256_srli_epi64(p01, 32), _mm256_and_si256(p02, low));
-    __m256i c3 = _mm256_add_epi64(_mm256_srli_epi64(p02, 32), _mm256_and_si256(p03, low));
-    __m256i c4 = _mm256_srli_epi64(p03, 32);
-    __m256i c5 = _mm256_setzero_si256();
-    if (!one_limb) {
-        __m256i m1 = _mm256_srli_epi64(m, 32);
-        __m256i p10 = _mm256_mul_epu32(m1, f0), p11 = _mm256_mul_epu32(m1, f1);
-        __m256i p12 = _mm256_mul_epu32(m1, f2), p13 = _mm256_mul_epu32(m1, f3);
-        c1 = _mm256_add_epi64(c1, _mm256_and_si256(p10, low));
-        c2 = _mm256_add_epi64(c2, _mm256_add_epi64(_mm256_srli_epi64(p10, 32), _mm256_and_si256(p11, low)));
-        c3 = _mm256_add_epi64(c3, _mm256_add_epi64(_mm256_srli_epi64(p11, 32), _mm256_and_si256(p12, low)));
-        c4 = _mm256_add_epi64(c4, _mm256_add_epi64(_mm256_srli_epi64(p12, 32), _mm256_and_si256(p13, low)));
-        c5 = _mm256_srli_epi64(p13, 32);
-    }
-    c2 = _mm256_add_epi64(c2, _mm256_srli_epi64(c1, 32));
-    c3 = _mm256_add_epi64(c3, _mm256_srli_epi64(c2, 32));
-    c4 = _mm256_add_epi64(c4, _mm256_srli_epi64(c3, 32));
-    c5 = _mm256_add_epi64(c5, _mm256_srli_epi64(c4, 32));
-    *frac_lo = _mm256_or_si256(c0, _mm256_slli_epi64(c1, 32));
-    *frac_hi = _mm256_or_si256(_mm256_and_si256(c2, low), _mm256_slli_epi64(c3, 32));
-    return _mm256_or_si256(_mm256_and_si256(c4, low), _mm256_slli_epi64(c5, 32));
+    const __m256i lo1 = _mm256_set1_epi64x((long long)(FIBNIM_PHI_LO >> 32));
+    const __m256i hi0 = _mm256_set1_epi64x((long long)(FIBNIM_PHI_HI & 0xffffffffULL));
+    const __m256i hi1 = _mm256_set1_epi64x((long long)(FIBNIM_PHI_HI >> 32));
+    const __m256i near_top = fibnim_flip4(_mm256_set1_epi64x(-FIBNIM_CARRY_WINDOW - 1));
+    __m256i m1 = _mm256_srli_epi64(m, 32);
+    __m256i p00 = _mm256_mul_epu32(m, hi0), p01 = _mm256_mul_epu32(m, hi1);
+    __m256i p10 = _mm256_mul_epu32(m1, hi0), p11 = _mm256_mul_epu32(m1, hi1);
+    __m256i middle = _mm256_add_epi64(_mm256_srli_epi64(p00, 32),  /* < 3 * 2**32 */
+        _mm256_add_epi64(_mm256_and_si256(p01, low), _mm256_and_si256(p10, low)));
+    __m256i l = _mm256_or_si256(_mm256_slli_epi64(middle, 32), _mm256_and_si256(p00, low));
+    __m256i h = _mm256_add_epi64(_mm256_add_epi64(p11, _mm256_srli_epi64(middle, 32)),
+        _mm256_add_epi64(_mm256_srli_epi64(p01, 32), _mm256_srli_epi64(p10, 32)));
+    __m256i f = _mm256_add_epi64(l, _mm256_mul_epu32(m1, lo1));
+    __m256i flipped = fibnim_flip4(f);
+    __m256i carried = _mm256_cmpgt_epi64(fibnim_flip4(l), flipped);  /* L + estimate wrapped */
+    __m256i near = _mm256_cmpgt_epi64(flipped, near_top);
+    *unsure = _mm256_or_si256(*unsure, _mm256_andnot_si256(carried, near));
+    *fraction = f;
+    return _mm256_sub_epi64(h, carried);  /* a lane of ones is -1 */
 }
 
-FIBNIM_AVX2 static inline __m256i fibnim_golden_floor4(__m256i m, int one_limb) {
-    __m256i frac_hi, frac_lo;
-    return fibnim_golden_split4(m, &frac_hi, &frac_lo, one_limb);
+/* lower_count of _scalar.pxd for four x < 2**63, by the fast golden split
+   of x + 1: lanes of ones where x is an A-number (x >= 1 or not), the count of
+   A-numbers <= x in *below. x is one iff the fraction is below phi - 1, whose
+   top 64 bits are PHI_HI: sure where the estimate, at most 2**33 low, is below
+   PHI_HI - 2**33 or above PHI_HI; *unsure gets the lanes between. */
+FIBNIM_AVX2 static inline __m256i fibnim_lower4(__m256i x, __m256i *below, __m256i *unsure) {
+    const __m256i sure_below = fibnim_flip4(_mm256_set1_epi64x((long long)(FIBNIM_PHI_HI - FIBNIM_CARRY_WINDOW)));
+    const __m256i above = fibnim_flip4(_mm256_set1_epi64x((long long)FIBNIM_PHI_HI));
+    __m256i fraction;
+    *below = fibnim_golden4(_mm256_add_epi64(x, _mm256_set1_epi64x(1)), &fraction, unsure);
+    __m256i flipped = fibnim_flip4(fraction);
+    __m256i lower = _mm256_cmpgt_epi64(sure_below, flipped);
+    __m256i not_lower = _mm256_cmpgt_epi64(flipped, above);
+    *unsure = _mm256_or_si256(*unsure,
+        _mm256_andnot_si256(_mm256_or_si256(lower, not_lower), _mm256_set1_epi64x(-1)));
+    return lower;
 }
 
-/* lower_count of _scalar.pxd for four x: lanes of ones where x is an A-number
-   (x >= 1 or not), the count of A-numbers <= x in *below */
-FIBNIM_AVX2 static inline __m256i fibnim_lower_count4(__m256i x, __m256i *below, int one_limb) {
-    const __m256i phi_hi = _mm256_set1_epi64x((long long)FIBNIM_PHI_HI);
-    const __m256i phi_lo = _mm256_set1_epi64x((long long)FIBNIM_PHI_LO);
-    __m256i frac_hi, frac_lo;
-    *below = fibnim_golden_split4(_mm256_add_epi64(x, _mm256_set1_epi64x(1)), &frac_hi, &frac_lo,
-                                  one_limb);
-    return _mm256_or_si256(fibnim_gt4(phi_hi, frac_hi),
-        _mm256_and_si256(_mm256_cmpeq_epi64(frac_hi, phi_hi), fibnim_gt4(phi_lo, frac_lo)));
+/* Whether a value of a or b exceeds limit <= 2**63 - 1: signed compares, and
+   the sign bits for values of 2**63 and up, all decided by one test of the
+   sign bits. */
+FIBNIM_AVX2 static inline int fibnim_above4(__m256i a, __m256i b, __m256i most) {
+    __m256i over = _mm256_or_si256(_mm256_or_si256(a, b),
+        _mm256_or_si256(_mm256_cmpgt_epi64(a, most), _mm256_cmpgt_epi64(b, most)));
+    return !_mm256_testz_pd(_mm256_castsi256_pd(over), _mm256_castsi256_pd(over));
 }
 
-/* Below 2**24 (FIBNIM_SMALL) doubles do both, as in simd_avx512.h; values
-   below 2**52 convert exactly by adding their bits to those of 2**52. */
-FIBNIM_AVX2 static inline __m256d fibnim_to_double4(__m256i small) {
-    const __m256i two52 = _mm256_set1_epi64x(0x4330000000000000LL);
-    return _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(small, two52)),
-                         _mm256_castsi256_pd(two52));
-}
-
-FIBNIM_AVX2 static inline __m256i fibnim_to_integer4(__m256d whole) {  /* whole < 2**52 */
-    const __m256i two52 = _mm256_set1_epi64x(0x4330000000000000LL);
-    return _mm256_sub_epi64(_mm256_castpd_si256(_mm256_add_pd(whole, _mm256_castsi256_pd(two52))),
-                            two52);
-}
-
-FIBNIM_AVX2 static inline __m256i fibnim_golden_floor4_small(__m256i m) {
-    __m256d t = _mm256_mul_pd(fibnim_to_double4(m), _mm256_set1_pd(FIBNIM_PHI_MINUS_1));
-    return fibnim_to_integer4(_mm256_floor_pd(t));
-}
-
-FIBNIM_AVX2 static inline __m256i fibnim_lower_count4_small(__m256i x, __m256i *below) {
-    __m256d t = _mm256_mul_pd(fibnim_to_double4(_mm256_add_epi64(x, _mm256_set1_epi64x(1))),
-                              _mm256_set1_pd(FIBNIM_PHI_MINUS_1));
-    __m256d whole = _mm256_floor_pd(t);
-    *below = fibnim_to_integer4(whole);
-    return _mm256_castpd_si256(_mm256_cmp_pd(_mm256_sub_pd(t, whole),
-                                             _mm256_set1_pd(FIBNIM_PHI_MINUS_1), _CMP_LT_OQ));
-}
-
-/* the width of four lanes by their largest value: FIBNIM_SMALL_LANES (every
-   value below 2**24), FIBNIM_ONE_LIMB_LANES (below 2**32 - 1) or wide */
-FIBNIM_AVX2 static inline int fibnim_width4(__m256i largest) {
-    if (fibnim_any4(fibnim_gt4(largest, _mm256_set1_epi64x((1LL << 32) - 2))))
-        return FIBNIM_WIDE_LANES;
-    if (fibnim_any4(fibnim_gt4(largest, _mm256_set1_epi64x(FIBNIM_SMALL - 1))))
-        return FIBNIM_ONE_LIMB_LANES;
-    return FIBNIM_SMALL_LANES;
-}
-
-FIBNIM_AVX2 static inline __m256i fibnim_golden_floor4_by_width(__m256i m, int width) {
-    return width == FIBNIM_SMALL_LANES ? fibnim_golden_floor4_small(m)
-        : fibnim_golden_floor4(m, width == FIBNIM_ONE_LIMB_LANES);
-}
+/* Each Wythoff kernel stops before a block with a value above limit, or one
+   its fast golden split left unsure: the caller's exact scalar loop does that
+   block, and calls the kernel again for the rest. */
 
 FIBNIM_AVX2 static Py_ssize_t fibnim_is_safe4(
         const uint64_t *x, const uint64_t *y, uint8_t *out, Py_ssize_t n, uint64_t limit) {
@@ -139,12 +125,31 @@ FIBNIM_AVX2 static Py_ssize_t fibnim_is_safe4(
     for (; i + 4 <= n; i += 4) {
         __m256i a = _mm256_loadu_si256((const __m256i *)(x + i));
         __m256i b = _mm256_loadu_si256((const __m256i *)(y + i));
-        __m256i s = fibnim_min4(a, b);
-        __m256i large = fibnim_max4(a, b);
-        if (fibnim_any4(fibnim_gt4(large, most))) break;
-        __m256i d = _mm256_sub_epi64(large, s);
-        __m256i a_d = _mm256_add_epi64(d, fibnim_golden_floor4_by_width(d, fibnim_width4(d)));
+        if (fibnim_above4(a, b, most)) break;
+        /* both below 2**63 now: signed compares order them */
+        __m256i swapped = _mm256_cmpgt_epi64(a, b);
+        __m256i s = fibnim_blend4(a, b, swapped);
+        __m256i d = fibnim_blend4(_mm256_sub_epi64(b, a), _mm256_sub_epi64(a, b), swapped);
+        __m256i fraction, unsure = _mm256_setzero_si256();
+        __m256i a_d = _mm256_add_epi64(d, fibnim_golden4(d, &fraction, &unsure));
+        if (!_mm256_testz_si256(unsure, unsure)) break;
         fibnim_store_bools4(out + i, _mm256_cmpeq_epi64(s, a_d));
+    }
+    return i;
+}
+
+FIBNIM_AVX2 static Py_ssize_t fibnim_pair4(
+        const uint64_t *n, int64_t *a, int64_t *b, Py_ssize_t count, uint64_t limit) {
+    Py_ssize_t i = 0;
+    const __m256i most = _mm256_set1_epi64x((long long)limit);
+    for (; i + 4 <= count; i += 4) {
+        __m256i v = _mm256_loadu_si256((const __m256i *)(n + i));
+        if (fibnim_above4(v, v, most)) break;
+        __m256i fraction, unsure = _mm256_setzero_si256();
+        __m256i lower = _mm256_add_epi64(v, fibnim_golden4(v, &fraction, &unsure));
+        if (!_mm256_testz_si256(unsure, unsure)) break;
+        _mm256_storeu_si256((__m256i *)(a + i), lower);
+        _mm256_storeu_si256((__m256i *)(b + i), _mm256_add_epi64(lower, v));
     }
     return i;
 }
@@ -154,47 +159,44 @@ FIBNIM_AVX2 static Py_ssize_t fibnim_is_lower4(
     Py_ssize_t i = 0;
     const __m256i most = _mm256_set1_epi64x((long long)limit);
     const __m256i zero = _mm256_setzero_si256();
+    const __m256i flip = upper ? _mm256_set1_epi64x(-1) : zero;
     for (; i + 4 <= n; i += 4) {
         __m256i v = _mm256_loadu_si256((const __m256i *)(x + i));
-        if (fibnim_any4(fibnim_gt4(v, most))) break;
-        __m256i below;
-        int width = fibnim_width4(v);
-        __m256i lower = width == FIBNIM_SMALL_LANES ? fibnim_lower_count4_small(v, &below)
-            : fibnim_lower_count4(v, &below, width == FIBNIM_ONE_LIMB_LANES);
-        __m256i is_zero = _mm256_cmpeq_epi64(v, zero);
-        __m256i result = upper ? _mm256_andnot_si256(_mm256_or_si256(lower, is_zero), _mm256_set1_epi64x(-1))
-            : _mm256_andnot_si256(is_zero, lower);
+        if (fibnim_above4(v, v, most)) break;
+        __m256i below, unsure = zero;
+        __m256i lower = fibnim_lower4(v, &below, &unsure);
+        if (!_mm256_testz_si256(unsure, unsure)) break;
+        __m256i result = _mm256_andnot_si256(_mm256_cmpeq_epi64(v, zero), _mm256_xor_si256(lower, flip));
         fibnim_store_bools4(out + i, result);
     }
     return i;
 }
 
-/* Silber's winning move from four positions, as fibnim_move8 of simd_avx512.h */
+/* Silber's winning move from four positions below 2**63, as fibnim_move8 of
+   simd_avx512.h; *unsure gets the lanes the fast split left undecided */
 FIBNIM_AVX2 static inline void fibnim_move4(
-        __m256i a, __m256i b, int width, __m256i *ta, __m256i *tb) {
+        __m256i a, __m256i b, __m256i *ta, __m256i *tb, __m256i *unsure) {
     const __m256i zero = _mm256_setzero_si256();
-    __m256i s = fibnim_min4(a, b);
-    __m256i l = fibnim_max4(a, b);
-    __m256i below;
-    __m256i lower = width == FIBNIM_SMALL_LANES ? fibnim_lower_count4_small(s, &below)
-        : fibnim_lower_count4(s, &below, width == FIBNIM_ONE_LIMB_LANES);
+    __m256i swapped = _mm256_cmpgt_epi64(a, b);
+    __m256i s = fibnim_blend4(a, b, swapped);
+    __m256i l = fibnim_blend4(b, a, swapped);
+    __m256i below, fraction;
+    __m256i lower = fibnim_lower4(s, &below, unsure);
     __m256i other = _mm256_add_epi64(below, _mm256_and_si256(lower, s));
     __m256i is_zero = _mm256_cmpeq_epi64(s, zero);
-    __m256i equal = _mm256_cmpeq_epi64(s, l);
     __m256i none = _mm256_or_si256(
         _mm256_andnot_si256(is_zero, _mm256_and_si256(lower, _mm256_cmpeq_epi64(l, other))),
         _mm256_cmpeq_epi64(l, zero));
-    __m256i empty = _mm256_or_si256(equal, is_zero);
-    __m256i diagonal = _mm256_andnot_si256(empty, _mm256_and_si256(lower, fibnim_gt4(other, l)));
+    __m256i empty = _mm256_or_si256(_mm256_cmpeq_epi64(s, l), is_zero);
+    __m256i diagonal = _mm256_andnot_si256(empty, _mm256_and_si256(lower, fibnim_gt4(other, l)));  /* b_n may pass 2**63 */
     __m256i ts = _mm256_andnot_si256(empty, s);
     __m256i tl = _mm256_andnot_si256(empty, other);
     __m256i d = _mm256_sub_epi64(l, s);
-    __m256i a_d = _mm256_add_epi64(d, fibnim_golden_floor4_by_width(d, width));
-    ts = _mm256_or_si256(_mm256_blendv_epi8(ts, a_d, diagonal), none);
-    tl = _mm256_or_si256(_mm256_blendv_epi8(tl, _mm256_add_epi64(a_d, d), diagonal), none);
-    __m256i swapped = fibnim_gt4(a, b);
-    *ta = _mm256_blendv_epi8(ts, tl, swapped);
-    *tb = _mm256_blendv_epi8(tl, ts, swapped);
+    __m256i a_d = _mm256_add_epi64(d, fibnim_golden4(d, &fraction, unsure));
+    ts = _mm256_or_si256(fibnim_blend4(ts, a_d, diagonal), none);
+    tl = _mm256_or_si256(fibnim_blend4(tl, _mm256_add_epi64(a_d, d), diagonal), none);
+    *ta = fibnim_blend4(ts, tl, swapped);
+    *tb = fibnim_blend4(tl, ts, swapped);
 }
 
 FIBNIM_AVX2 static Py_ssize_t fibnim_winning_move4(
@@ -205,10 +207,10 @@ FIBNIM_AVX2 static Py_ssize_t fibnim_winning_move4(
     for (; i + 4 <= n; i += 4) {
         __m256i a = _mm256_loadu_si256((const __m256i *)(x + i));
         __m256i b = _mm256_loadu_si256((const __m256i *)(y + i));
-        __m256i l = fibnim_max4(a, b);
-        if (fibnim_any4(fibnim_gt4(l, most))) break;
-        __m256i ta, tb;
-        fibnim_move4(a, b, fibnim_width4(l), &ta, &tb);
+        if (fibnim_above4(a, b, most)) break;
+        __m256i ta, tb, unsure = _mm256_setzero_si256();
+        fibnim_move4(a, b, &ta, &tb, &unsure);
+        if (!_mm256_testz_si256(unsure, unsure)) break;
         _mm256_storeu_si256((__m256i *)(tx + i), ta);
         _mm256_storeu_si256((__m256i *)(ty + i), tb);
     }
@@ -236,10 +238,10 @@ FIBNIM_AVX2 static Py_ssize_t fibnim_classify_wythoff4(
     for (; i + 4 <= n; i += 4) {
         __m256i a, b;
         fibnim_columns4(piles + 2 * i, &a, &b);
-        __m256i l = fibnim_max4(a, b);
-        if (fibnim_any4(fibnim_gt4(l, most))) break;
-        __m256i ta, tb;
-        fibnim_move4(a, b, fibnim_width4(l), &ta, &tb);
+        if (fibnim_above4(a, b, most)) break;
+        __m256i ta, tb, unsure = _mm256_setzero_si256();
+        fibnim_move4(a, b, &ta, &tb, &unsure);
+        if (!_mm256_testz_si256(unsure, unsure)) break;
         __m256i p = _mm256_and_si256(_mm256_cmpeq_epi64(ta, none), one);
         /* out, 12 values: (p0 ta0 tb0 p1) (ta1 tb1 p2 ta2) (tb2 p3 ta3 tb3); a
            blend mask takes 64-bit lane k with bits 2k and 2k + 1 */
@@ -284,6 +286,13 @@ FIBNIM_AVX2 static Py_ssize_t fibnim_power_pairs4(
 /* Fibonacci Nim's arc tests (fibonacci_nim.pxi), four lanes at a time, with the
    tables of the AVX-512 kernels (rows: five rows of 64) read by gathers. */
 
+/* four values below 2**52 as doubles, exactly: their bits added to those of 2**52 */
+FIBNIM_AVX2 static inline __m256d fibnim_to_double4(__m256i small) {
+    const __m256i two52 = _mm256_set1_epi64x(0x4330000000000000LL);
+    return _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(small, two52)),
+                         _mm256_castsi256_pd(two52));
+}
+
 /* the bit length of four values below 2**63: of the high half if it is not
    zero, else of the low one; a 32-bit value converts to a double exactly, and
    its exponent field is 1022 + its bit length (0 for 0) */
@@ -291,7 +300,7 @@ FIBNIM_AVX2 static inline __m256i fibnim_bit_length4(__m256i v) {
     const __m256i low = _mm256_set1_epi64x(0xffffffffLL);
     __m256i high = _mm256_srli_epi64(v, 32);
     __m256i is_high = fibnim_gt4(high, _mm256_setzero_si256());
-    __m256i half = _mm256_blendv_epi8(_mm256_and_si256(v, low), high, is_high);
+    __m256i half = fibnim_blend4(_mm256_and_si256(v, low), high, is_high);
     __m256i exponent = _mm256_srli_epi64(_mm256_castpd_si256(fibnim_to_double4(half)), 52);
     __m256i length = _mm256_max_epi32(_mm256_sub_epi64(exponent, _mm256_set1_epi64x(1022)),
                                       _mm256_setzero_si256());

@@ -3,117 +3,21 @@
    time with its own FIBNIM_TARGET and FIBNIM_PATH(name), the name suffixed by
    the path. Each kernel returns how many leading elements it did (a multiple
    of 8); the caller's scalar loop finishes the rest. Each stops before eight
-   values of which one exceeds `limit`, which the caller then reports.
+   values of which one exceeds `limit`, which the caller then reports, and the
+   Wythoff kernels before eight that their fast golden split left unsure,
+   which the caller's exact loop does before it calls the kernel again.
 
-   The arithmetic is the scalar one of _scalar.pxd: the exact 192-bit product
-   m * F, F = floor((phi - 1) 2**128). With IFMA it comes from 52-bit limbs:
-   m < 2**63 is m0 + m1 2**52 (m1 < 2**11) and F is f0 + f1 2**52 + f2 2**104
-   (f2 < 2**24); each limb product has 104 bits, split by IFMA into its low and
-   high 52. Without, from 32-bit limbs and vpmuludq. Summed by columns and
-   carried, either gives every bit of m * F. */
-
-#if FIBNIM_IFMA
-#define FIBNIM_ONE_LIMB_BELOW (1LL << 52)
-#else
-#define FIBNIM_ONE_LIMB_BELOW (1LL << 32)
-#endif
+   The fast golden split is that of simd_avx2.h (see fibnim_golden4), from
+   32-bit limbs and vpmuludq on both paths: from 52-bit limbs it takes nine
+   IFMA multiplies where this takes five vpmuludq, and ran 10 % slower on an
+   AMD EPYC (Zen 4). */
 
 #if FIBNIM_IFMA
-/* The bits of m * F from 2**0 up, as five 52-bit columns c[0..4]. With
-   one_limb (every m below 2**52, so m1 = 0) the products of m1 are left
-   out: half the multiplies, the same bits. */
-FIBNIM_TARGET static inline void FIBNIM_PATH(columns8)(__m512i m, __m512i c[5], int one_limb) {
-    const __m512i mask = _mm512_set1_epi64((1ULL << 52) - 1);
-    /* F = 0x9e3779b97f4a7c15f39cc0605cedc834 in 52-bit limbs */
-    const __m512i g0 = _mm512_set1_epi64(0xcc0605cedc834LL);
-    const __m512i g1 = _mm512_set1_epi64(0xb97f4a7c15f39LL);
-    const __m512i g2 = _mm512_set1_epi64(0x9e3779LL);
-    __m512i m0 = _mm512_and_si512(m, mask);
-    __m512i m1 = _mm512_srli_epi64(m, 52);
-    __m512i zero = _mm512_setzero_si512();
-    __m512i c0 = _mm512_madd52lo_epu64(zero, m0, g0);
-    __m512i c1 = _mm512_madd52hi_epu64(zero, m0, g0);
-    c1 = _mm512_madd52lo_epu64(c1, m0, g1);
-    __m512i c2 = _mm512_madd52hi_epu64(zero, m0, g1);
-    c2 = _mm512_madd52lo_epu64(c2, m0, g2);
-    __m512i c3 = _mm512_madd52hi_epu64(zero, m0, g2);
-    __m512i c4 = zero;
-    if (!one_limb) {
-        c1 = _mm512_madd52lo_epu64(c1, m1, g0);
-        c2 = _mm512_madd52hi_epu64(c2, m1, g0);
-        c2 = _mm512_madd52lo_epu64(c2, m1, g1);
-        c3 = _mm512_madd52hi_epu64(c3, m1, g1);
-        c3 = _mm512_madd52lo_epu64(c3, m1, g2);
-        c4 = _mm512_madd52hi_epu64(zero, m1, g2);
-    }
-    /* carry the columns: each holds at most a few 52-bit terms */
-    c1 = _mm512_add_epi64(c1, _mm512_srli_epi64(c0, 52));
-    c2 = _mm512_add_epi64(c2, _mm512_srli_epi64(c1, 52));
-    c3 = _mm512_add_epi64(c3, _mm512_srli_epi64(c2, 52));
-    c4 = _mm512_add_epi64(c4, _mm512_srli_epi64(c3, 52));
-    c[0] = _mm512_and_si512(c0, mask);
-    c[1] = _mm512_and_si512(c1, mask);
-    c[2] = _mm512_and_si512(c2, mask);
-    c[3] = _mm512_and_si512(c3, mask);
-    c[4] = c4;
-}
-
-/* golden_split of _scalar.pxd for eight m <= 2**63: floor(m (phi - 1)), the
-   bits of m * F from 2**128 (bit 24 of column 2) up, below 2**63, so column 4
-   is 0 and column 3 below 2**35; the fraction's top 128 bits in *frac_hi,
-   *frac_lo. */
-FIBNIM_TARGET static inline __m512i FIBNIM_PATH(golden_split8)(
-        __m512i m, __m512i *frac_hi, __m512i *frac_lo, int one_limb) {
-    __m512i c[5];
-    FIBNIM_PATH(columns8)(m, c, one_limb);
-    *frac_lo = _mm512_or_si512(c[0], _mm512_slli_epi64(c[1], 52));
-    *frac_hi = _mm512_or_si512(_mm512_srli_epi64(c[1], 12),
-        _mm512_slli_epi64(_mm512_and_si512(c[2], _mm512_set1_epi64((1ULL << 24) - 1)), 40));
-    return _mm512_add_epi64(_mm512_srli_epi64(c[2], 24), _mm512_slli_epi64(c[3], 28));
-}
-
 /* (a b) >> 52 for a, b < 2**52 */
 FIBNIM_TARGET static inline __m512i FIBNIM_PATH(mulhi52)(__m512i a, __m512i b) {
     return _mm512_madd52hi_epu64(_mm512_setzero_si512(), a, b);
 }
 #else
-/* golden_split8 from 32-bit limbs, for processors without IFMA: m = m0 + m1
-   2**32 and F = f0 + f1 2**32 + f2 2**64 + f3 2**96 give eight products
-   m_i f_j (vpmuludq) of 64 bits, summed by columns of 2**32 (at most four
-   terms each, so no overflow) and carried. With one_limb (every m below
-   2**32, so m1 = 0) the four products of m1 are left out. */
-FIBNIM_TARGET static inline __m512i FIBNIM_PATH(golden_split8)(
-        __m512i m, __m512i *frac_hi, __m512i *frac_lo, int one_limb) {
-    const __m512i low = _mm512_set1_epi64(0xffffffffLL);
-    const __m512i f0 = _mm512_set1_epi64(0x5cedc834LL), f1 = _mm512_set1_epi64(0xf39cc060LL);
-    const __m512i f2 = _mm512_set1_epi64(0x7f4a7c15LL), f3 = _mm512_set1_epi64(0x9e3779b9LL);
-    __m512i p00 = _mm512_mul_epu32(m, f0), p01 = _mm512_mul_epu32(m, f1);
-    __m512i p02 = _mm512_mul_epu32(m, f2), p03 = _mm512_mul_epu32(m, f3);
-    __m512i c0 = _mm512_and_si512(p00, low);
-    __m512i c1 = _mm512_add_epi64(_mm512_srli_epi64(p00, 32), _mm512_and_si512(p01, low));
-    __m512i c2 = _mm512_add_epi64(_mm512_srli_epi64(p01, 32), _mm512_and_si512(p02, low));
-    __m512i c3 = _mm512_add_epi64(_mm512_srli_epi64(p02, 32), _mm512_and_si512(p03, low));
-    __m512i c4 = _mm512_srli_epi64(p03, 32);
-    __m512i c5 = _mm512_setzero_si512();
-    if (!one_limb) {
-        __m512i m1 = _mm512_srli_epi64(m, 32);
-        __m512i p10 = _mm512_mul_epu32(m1, f0), p11 = _mm512_mul_epu32(m1, f1);
-        __m512i p12 = _mm512_mul_epu32(m1, f2), p13 = _mm512_mul_epu32(m1, f3);
-        c1 = _mm512_add_epi64(c1, _mm512_and_si512(p10, low));
-        c2 = _mm512_add_epi64(c2, _mm512_add_epi64(_mm512_srli_epi64(p10, 32), _mm512_and_si512(p11, low)));
-        c3 = _mm512_add_epi64(c3, _mm512_add_epi64(_mm512_srli_epi64(p11, 32), _mm512_and_si512(p12, low)));
-        c4 = _mm512_add_epi64(c4, _mm512_add_epi64(_mm512_srli_epi64(p12, 32), _mm512_and_si512(p13, low)));
-        c5 = _mm512_srli_epi64(p13, 32);
-    }
-    c2 = _mm512_add_epi64(c2, _mm512_srli_epi64(c1, 32));
-    c3 = _mm512_add_epi64(c3, _mm512_srli_epi64(c2, 32));
-    c4 = _mm512_add_epi64(c4, _mm512_srli_epi64(c3, 32));
-    c5 = _mm512_add_epi64(c5, _mm512_srli_epi64(c4, 32));
-    *frac_lo = _mm512_or_si512(c0, _mm512_slli_epi64(c1, 32));
-    *frac_hi = _mm512_or_si512(_mm512_and_si512(c2, low), _mm512_slli_epi64(c3, 32));
-    return _mm512_or_si512(_mm512_and_si512(c4, low), _mm512_slli_epi64(c5, 32));
-}
-
 /* (a b) >> 52 for a, b < 2**52, from four 32-bit products */
 FIBNIM_TARGET static inline __m512i FIBNIM_PATH(mulhi52)(__m512i a, __m512i b) {
     const __m512i low = _mm512_set1_epi64(0xffffffffLL);
@@ -129,24 +33,47 @@ FIBNIM_TARGET static inline __m512i FIBNIM_PATH(mulhi52)(__m512i a, __m512i b) {
 }
 #endif
 
-/* floor(m (phi - 1)) for eight m <= 2**63 */
-FIBNIM_TARGET static inline __m512i FIBNIM_PATH(golden_floor8)(__m512i m, int one_limb) {
-    __m512i frac_hi, frac_lo;
-    return FIBNIM_PATH(golden_split8)(m, &frac_hi, &frac_lo, one_limb);
+/* H, L and the estimate m1 (PHI_LO >> 32), as fibnim_golden4 of simd_avx2.h */
+FIBNIM_TARGET static inline __m512i FIBNIM_PATH(product8)(__m512i m, __m512i *l, __m512i *estimate) {
+    const __m512i low = _mm512_set1_epi64(0xffffffffLL);
+    const __m512i lo1 = _mm512_set1_epi64((long long)(FIBNIM_PHI_LO >> 32));
+    const __m512i hi0 = _mm512_set1_epi64((long long)(FIBNIM_PHI_HI & 0xffffffffULL));
+    const __m512i hi1 = _mm512_set1_epi64((long long)(FIBNIM_PHI_HI >> 32));
+    __m512i m1 = _mm512_srli_epi64(m, 32);
+    __m512i p00 = _mm512_mul_epu32(m, hi0), p01 = _mm512_mul_epu32(m, hi1);
+    __m512i p10 = _mm512_mul_epu32(m1, hi0), p11 = _mm512_mul_epu32(m1, hi1);
+    __m512i middle = _mm512_add_epi64(_mm512_srli_epi64(p00, 32),  /* < 3 * 2**32 */
+        _mm512_add_epi64(_mm512_and_si512(p01, low), _mm512_and_si512(p10, low)));
+    *estimate = _mm512_mul_epu32(m1, lo1);
+    *l = _mm512_or_si512(_mm512_slli_epi64(middle, 32), _mm512_and_si512(p00, low));
+    return _mm512_add_epi64(_mm512_add_epi64(p11, _mm512_srli_epi64(middle, 32)),
+        _mm512_add_epi64(_mm512_srli_epi64(p01, 32), _mm512_srli_epi64(p10, 32)));
 }
 
-/* lower_count of _scalar.pxd for eight x: the mask of A-numbers among
-   them (x >= 1 or not), and in *below the count of A-numbers <= x, from the
-   192-bit product (x + 1) F: its integer part, and its 128-bit fraction
-   against F itself. */
-FIBNIM_TARGET static inline __mmask8 FIBNIM_PATH(lower_count8)(__m512i x, __m512i *below, int one_limb) {
-    const __m512i phi_hi = _mm512_set1_epi64((long long)FIBNIM_PHI_HI);
-    const __m512i phi_lo = _mm512_set1_epi64((long long)FIBNIM_PHI_LO);
-    __m512i frac_hi, frac_lo;
-    *below = FIBNIM_PATH(golden_split8)(_mm512_add_epi64(x, _mm512_set1_epi64(1)), &frac_hi,
-                                        &frac_lo, one_limb);
-    return _mm512_cmplt_epu64_mask(frac_hi, phi_hi)
-        | (_mm512_cmpeq_epu64_mask(frac_hi, phi_hi) & _mm512_cmplt_epu64_mask(frac_lo, phi_lo));
+/* floor(m (phi - 1)) for eight m <= 2**63: H, plus one where L + the estimate
+   carries; *unsure gets the lanes where it lands within the window below
+   2**64, *fraction the fraction's top 64 bits, at most the window below them. */
+FIBNIM_TARGET static inline __m512i FIBNIM_PATH(golden8)(__m512i m, __m512i *fraction, __mmask8 *unsure) {
+    __m512i l, estimate;
+    __m512i h = FIBNIM_PATH(product8)(m, &l, &estimate);
+    __m512i f = _mm512_add_epi64(l, estimate);
+    __mmask8 carried = _mm512_cmplt_epu64_mask(f, l);
+    *unsure |= _mm512_cmpge_epu64_mask(f, _mm512_set1_epi64(-FIBNIM_CARRY_WINDOW)) & (__mmask8)~carried;
+    *fraction = f;
+    return _mm512_mask_add_epi64(h, carried, h, _mm512_set1_epi64(1));
+}
+
+/* lower_count of _scalar.pxd for eight x < 2**63: the mask of A-numbers among
+   them (x >= 1 or not), and in *below the count of A-numbers <= x, by the
+   fraction of (x + 1)(phi - 1) against phi - 1 (as fibnim_lower4). */
+FIBNIM_TARGET static inline __mmask8 FIBNIM_PATH(lower8)(__m512i x, __m512i *below, __mmask8 *unsure) {
+    __m512i fraction;
+    *below = FIBNIM_PATH(golden8)(_mm512_add_epi64(x, _mm512_set1_epi64(1)), &fraction, unsure);
+    __mmask8 lower = _mm512_cmplt_epu64_mask(
+        fraction, _mm512_set1_epi64((long long)(FIBNIM_PHI_HI - FIBNIM_CARRY_WINDOW)));
+    __mmask8 not_lower = _mm512_cmpgt_epu64_mask(fraction, _mm512_set1_epi64((long long)FIBNIM_PHI_HI));
+    *unsure |= (__mmask8)~(lower | not_lower);
+    return lower;
 }
 
 /* eight mask bits as eight bytes of 1 or 0, from a constant register: a
@@ -166,10 +93,11 @@ FIBNIM_TARGET static Py_ssize_t FIBNIM_PATH(is_safe8)(
         __m512i s = _mm512_min_epu64(a, b);
         __m512i large = _mm512_max_epu64(a, b);
         if (_mm512_cmpgt_epu64_mask(large, most)) break;
-        __m512i d = _mm512_sub_epi64(large, s);
-        __m512i a_d = _mm512_add_epi64(d, FIBNIM_PATH(golden_floor8)(d, 0));
-        __mmask8 safe = _mm512_cmpeq_epu64_mask(s, a_d);
-        FIBNIM_PATH(store_bools8)(out + i, safe);
+        __m512i d = _mm512_sub_epi64(large, s), fraction;
+        __mmask8 unsure = 0;
+        __m512i a_d = _mm512_add_epi64(d, FIBNIM_PATH(golden8)(d, &fraction, &unsure));
+        if (unsure) break;
+        FIBNIM_PATH(store_bools8)(out + i, _mm512_cmpeq_epu64_mask(s, a_d));
     }
     return i;
 }
@@ -181,65 +109,47 @@ FIBNIM_TARGET static Py_ssize_t FIBNIM_PATH(pair8)(
     for (; i + 8 <= count; i += 8) {
         __m512i v = _mm512_loadu_si512((const void *)(n + i));
         if (_mm512_cmpgt_epu64_mask(v, most)) break;
-        __m512i lower = _mm512_add_epi64(v, FIBNIM_PATH(golden_floor8)(v, 0));
+        __m512i fraction;
+        __mmask8 unsure = 0;
+        __m512i lower = _mm512_add_epi64(v, FIBNIM_PATH(golden8)(v, &fraction, &unsure));
+        if (unsure) break;
         _mm512_storeu_si512((void *)(a + i), lower);
         _mm512_storeu_si512((void *)(b + i), _mm512_add_epi64(lower, v));
     }
     return i;
 }
 
-/* x is an A-number iff x >= 1 and frac((x + 1)(phi - 1)) < phi - 1: the
-   128-bit fraction of (x + 1) F below F (see lower_count in _scalar.pxd). */
-/* x is an A-number iff x >= 1 and lower_count8 says so; upper: a B-number. */
+/* x is an A-number iff x >= 1 and lower8 says so; upper: a B-number. */
 FIBNIM_TARGET static Py_ssize_t FIBNIM_PATH(is_lower8)(
         const uint64_t *x, uint8_t *out, Py_ssize_t n, int upper, uint64_t limit) {
     Py_ssize_t i = 0;
     const __m512i most = _mm512_set1_epi64((long long)limit);
+    const __mmask8 flip = upper ? 0xff : 0;
     for (; i + 8 <= n; i += 8) {
         __m512i v = _mm512_loadu_si512((const void *)(x + i));
         if (_mm512_cmpgt_epu64_mask(v, most)) break;
         __m512i below;
-        __mmask8 lower = FIBNIM_PATH(lower_count8)(v, &below, 0);
-        __mmask8 nonzero = _mm512_test_epi64_mask(v, v);
-        __mmask8 result = upper ? (__mmask8)(~lower & nonzero) : (__mmask8)(lower & nonzero);
-        FIBNIM_PATH(store_bools8)(out + i, result);
+        __mmask8 unsure = 0;
+        __mmask8 lower = FIBNIM_PATH(lower8)(v, &below, &unsure);
+        if (unsure) break;
+        FIBNIM_PATH(store_bools8)(out + i, (__mmask8)((lower ^ flip) & _mm512_test_epi64_mask(v, v)));
     }
     return i;
 }
 
-/* For values below 2**24 (SMALL) a double does both: its error in
-   t = m (phi - 1) is below 2**-28, while t is at least 0.38 / m > 2**-26
-   from an integer, and frac((x + 1)(phi - 1)) as far from phi - 1 (the
-   golden ratio is the worst approximable number: m ||m phi|| > 0.38 for all
-   m >= 1). tests/test_wythoff.py checks every value below 2**24. */
-
-FIBNIM_TARGET static inline __m512i FIBNIM_PATH(golden_floor8_small)(__m512i m) {
-    __m512d t = _mm512_mul_pd(_mm512_cvtepu64_pd(m), _mm512_set1_pd(FIBNIM_PHI_MINUS_1));
-    return _mm512_cvttpd_epu64(t);
-}
-
-FIBNIM_TARGET static inline __mmask8 FIBNIM_PATH(lower_count8_small)(__m512i x, __m512i *below) {
-    __m512d t = _mm512_mul_pd(_mm512_cvtepu64_pd(_mm512_add_epi64(x, _mm512_set1_epi64(1))),
-                              _mm512_set1_pd(FIBNIM_PHI_MINUS_1));
-    __m512d whole = _mm512_roundscale_pd(t, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
-    *below = _mm512_cvttpd_epu64(whole);
-    return _mm512_cmp_pd_mask(_mm512_sub_pd(t, whole), _mm512_set1_pd(FIBNIM_PHI_MINUS_1),
-                              _CMP_LT_OQ);
-}
-
-/* Silber's winning move in normal play from eight positions (a, b), as
-   winning_move in wythoff.pxi: the targets in *ta, *tb, -1 where none. */
-FIBNIM_TARGET static inline void FIBNIM_PATH(move8)(
-        __m512i a, __m512i b, int width, __m512i *ta, __m512i *tb) {
+/* Silber's winning move in normal play from eight positions (a, b) below
+   2**63, as winning_move in wythoff.pxi: the targets in *ta, *tb, -1 where
+   none. Returns whether the fast golden split left a lane unsure. */
+FIBNIM_TARGET static inline int FIBNIM_PATH(move8)(__m512i a, __m512i b, __m512i *ta, __m512i *tb) {
     const __m512i zero = _mm512_setzero_si512();
     const __m512i none_value = _mm512_set1_epi64(-1);
     __m512i s = _mm512_min_epu64(a, b);
     __m512i l = _mm512_max_epu64(a, b);
     /* below = the A-numbers <= s; s = a_n (lower) has partner s + below,
        s = b_n has partner a_n = below (0 for s = 0) */
-    __m512i below;
-    __mmask8 lower = width == FIBNIM_SMALL_LANES ? FIBNIM_PATH(lower_count8_small)(s, &below)
-        : FIBNIM_PATH(lower_count8)(s, &below, width == FIBNIM_ONE_LIMB_LANES);
+    __m512i below, fraction;
+    __mmask8 unsure = 0;
+    __mmask8 lower = FIBNIM_PATH(lower8)(s, &below, &unsure);
     __m512i other = _mm512_mask_add_epi64(below, lower, below, s);
     __mmask8 nonzero = _mm512_cmpneq_epu64_mask(s, zero);
     __mmask8 equal = _mm512_cmpeq_epu64_mask(s, l);
@@ -252,8 +162,7 @@ FIBNIM_TARGET static inline void FIBNIM_PATH(move8)(
     /* a_n < l < b_n: to (a_d, b_d), d = l - s; computed for every lane, as
        a branch on "any lane diagonal" is a coin toss on mixed data */
     __m512i d = _mm512_sub_epi64(l, s);
-    __m512i a_d = _mm512_add_epi64(d, width == FIBNIM_SMALL_LANES ? FIBNIM_PATH(golden_floor8_small)(d)
-        : FIBNIM_PATH(golden_floor8)(d, width == FIBNIM_ONE_LIMB_LANES));
+    __m512i a_d = _mm512_add_epi64(d, FIBNIM_PATH(golden8)(d, &fraction, &unsure));
     ts = _mm512_mask_mov_epi64(ts, diagonal, a_d);
     tl = _mm512_mask_mov_epi64(tl, diagonal, _mm512_add_epi64(a_d, d));
     ts = _mm512_mask_mov_epi64(ts, none, none_value);
@@ -261,22 +170,7 @@ FIBNIM_TARGET static inline void FIBNIM_PATH(move8)(
     __mmask8 swapped = _mm512_cmpgt_epu64_mask(a, b);
     *ta = _mm512_mask_blend_epi64(swapped, ts, tl);
     *tb = _mm512_mask_blend_epi64(swapped, tl, ts);
-}
-
-/* How wide eight lanes are, by their largest pile l: every pile (and so
-   s + 1) below 2**24, the doubles do; below FIBNIM_ONE_LIMB_BELOW - 1 (2**52
-   with IFMA, 2**32 without), one limb and half the multiplies do; otherwise
-   the whole product. Most data is narrow. */
-
-FIBNIM_TARGET static inline void FIBNIM_PATH(move8_by_width)(
-        __m512i a, __m512i b, __m512i l, __m512i *ta, __m512i *tb) {
-    /* the widest first: on wide data, one test */
-    if (_mm512_cmpge_epu64_mask(l, _mm512_set1_epi64(FIBNIM_ONE_LIMB_BELOW - 1)))
-        FIBNIM_PATH(move8)(a, b, FIBNIM_WIDE_LANES, ta, tb);
-    else if (_mm512_cmpge_epu64_mask(l, _mm512_set1_epi64(FIBNIM_SMALL)))
-        FIBNIM_PATH(move8)(a, b, FIBNIM_ONE_LIMB_LANES, ta, tb);
-    else
-        FIBNIM_PATH(move8)(a, b, FIBNIM_SMALL_LANES, ta, tb);
+    return unsure != 0;
 }
 
 FIBNIM_TARGET static Py_ssize_t FIBNIM_PATH(winning_move8)(
@@ -287,10 +181,9 @@ FIBNIM_TARGET static Py_ssize_t FIBNIM_PATH(winning_move8)(
     for (; i + 8 <= n; i += 8) {
         __m512i a = _mm512_loadu_si512((const void *)(x + i));
         __m512i b = _mm512_loadu_si512((const void *)(y + i));
-        __m512i l = _mm512_max_epu64(a, b);
-        if (_mm512_cmpgt_epu64_mask(l, most)) break;
+        if (_mm512_cmpgt_epu64_mask(_mm512_max_epu64(a, b), most)) break;
         __m512i ta, tb;
-        FIBNIM_PATH(move8_by_width)(a, b, l, &ta, &tb);
+        if (FIBNIM_PATH(move8)(a, b, &ta, &tb)) break;
         _mm512_storeu_si512((void *)(tx + i), ta);
         _mm512_storeu_si512((void *)(ty + i), tb);
     }
@@ -320,10 +213,9 @@ FIBNIM_TARGET static Py_ssize_t FIBNIM_PATH(classify_wythoff8)(
         __m512i hi = _mm512_loadu_si512((const void *)(piles + 2 * i + 8));
         __m512i a = _mm512_permutex2var_epi64(lo, first, hi);
         __m512i b = _mm512_permutex2var_epi64(lo, second, hi);
-        __m512i l = _mm512_max_epu64(a, b);
-        if (_mm512_cmpgt_epu64_mask(l, most)) break;
+        if (_mm512_cmpgt_epu64_mask(_mm512_max_epu64(a, b), most)) break;
         __m512i ta, tb;
-        FIBNIM_PATH(move8_by_width)(a, b, l, &ta, &tb);
+        if (FIBNIM_PATH(move8)(a, b, &ta, &tb)) break;
         __m512i p = _mm512_maskz_mov_epi64(_mm512_cmpeq_epi64_mask(ta, none), one);
         __m512i o0 = _mm512_permutex2var_epi64(p, pa0, ta);
         __m512i o1 = _mm512_permutex2var_epi64(p, pa1, ta);
@@ -496,4 +388,3 @@ FIBNIM_TARGET static Py_ssize_t FIBNIM_PATH(fib_two_pile8)(
     return i;
 }
 
-#undef FIBNIM_ONE_LIMB_BELOW

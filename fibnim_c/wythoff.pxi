@@ -19,18 +19,22 @@ cdef inline bint safe(uint64_t small, uint64_t large, bint misere) noexcept nogi
 
 cdef Py_ssize_t pair_rows(const uint64_t* n, int64_t* a, int64_t* b, Py_ssize_t size,
                           uint64_t limit) noexcept nogil:
-    cdef Py_ssize_t i, start = 0
+    cdef Py_ssize_t i, start = 0, stop
     cdef uint64_t v, lower
     cdef const Path* path = current_path()
-    if size and path.pair != NULL:
-        start = path.pair(n, a, b, size, limit)
-    for i in range(start, size):
-        v = n[i]  # read once: the value checked is the value used
-        if v > limit:
-            return i
-        lower = beatty(v)
-        a[i] = <int64_t>lower
-        b[i] = <int64_t>(lower + v)
+    cdef bint vector = path.pair != NULL
+    while start < size:
+        if vector:
+            start += path.pair(n + start, a + start, b + start, size - start, limit)
+        stop = resume_at(start, size, vector)
+        for i in range(start, stop):
+            v = n[i]  # read once: the value checked is the value used
+            if v > limit:
+                return i
+            lower = beatty(v)
+            a[i] = <int64_t>lower
+            b[i] = <int64_t>(lower + v)
+        start = stop
     return -1
 
 
@@ -45,19 +49,23 @@ def wythoff_pair(const uint64_t[::1] n, int64_t[::1] a, int64_t[::1] b, uint64_t
 
 cdef Py_ssize_t is_safe_rows(const uint64_t* x, const uint64_t* y, uint8_t* out, Py_ssize_t size,
                              bint misere, uint64_t limit) noexcept nogil:
-    cdef Py_ssize_t i, start = 0
+    cdef Py_ssize_t i, start = 0, stop
     cdef uint64_t xi, yi, small, large
     cdef const Path* path = current_path()
-    if size and not misere and path.is_safe != NULL:
-        start = path.is_safe(x, y, out, size, limit)
-    for i in range(start, size):
-        xi = x[i]
-        yi = y[i]
-        small = xi if xi < yi else yi
-        large = xi ^ yi ^ small
-        if large > limit:
-            return i
-        out[i] = safe(small, large, misere)
+    cdef bint vector = not misere and path.is_safe != NULL
+    while start < size:
+        if vector:
+            start += path.is_safe(x + start, y + start, out + start, size - start, limit)
+        stop = resume_at(start, size, vector)
+        for i in range(start, stop):
+            xi = x[i]
+            yi = y[i]
+            small = xi if xi < yi else yi
+            large = xi ^ yi ^ small
+            if large > limit:
+                return i
+            out[i] = safe(small, large, misere)
+        start = stop
     return -1
 
 
@@ -75,16 +83,20 @@ def wythoff_is_safe(const uint64_t[::1] x, const uint64_t[::1] y, uint8_t[::1] o
 cdef Py_ssize_t lower_or_upper(const uint64_t* x, uint8_t* out, Py_ssize_t size, uint64_t limit,
                                bint upper) noexcept nogil:
     # is_lower and is_upper: out[i] = 1 where x[i] >= 1 is an A-number (B-number, upper)
-    cdef Py_ssize_t i, start = 0
+    cdef Py_ssize_t i, start = 0, stop
     cdef uint64_t v, below
     cdef const Path* path = current_path()
-    if size and path.is_lower != NULL:
-        start = path.is_lower(x, out, size, upper, limit)
-    for i in range(start, size):
-        v = x[i]
-        if v > limit:
-            return i
-        out[i] = (v != 0) & (lower_count(v, &below) != upper)
+    cdef bint vector = path.is_lower != NULL
+    while start < size:
+        if vector:
+            start += path.is_lower(x + start, out + start, size - start, upper, limit)
+        stop = resume_at(start, size, vector)
+        for i in range(start, stop):
+            v = x[i]
+            if v > limit:
+                return i
+            out[i] = (v != 0) & (lower_count(v, &below) != upper)
+        start = stop
     return -1
 
 
@@ -189,11 +201,15 @@ cdef Py_ssize_t moves(const uint64_t* x, const uint64_t* y, Py_ssize_t step, int
     cdef uint64_t xi, yi, s, l, n, other, d, ts, tl, empty, none, swapped
     cdef bint lower, diagonal
     cdef const Path* path = current_path()
-    if (size and step == 1 and out_step == 1 and outcome == NULL and not misere
-            and path.winning_move != NULL):
-        start = path.winning_move(x, y, tx, ty, size, limit)
+    cdef bint vector = (step == 1 and out_step == 1 and outcome == NULL and not misere
+                        and path.winning_move != NULL)
     while start < size:
-        stop = start + MOVE_BLOCK if size - start > MOVE_BLOCK else size
+        if vector:
+            start += path.winning_move(x + start, y + start, tx + start, ty + start,
+                                       size - start, limit)
+        stop = resume_at(start, size, vector)
+        if stop - start > MOVE_BLOCK:
+            stop = start + MOVE_BLOCK
         diagonals = 0
         # Pass 1: every case but the diagonal one, with masks rather than
         # branches (which case applies is a coin toss on most data).
@@ -306,17 +322,21 @@ cdef Py_ssize_t contiguous_rows(const char* row, char* target, Py_ssize_t size,
     # classify of C-contiguous rows, normal play, by the vector kernel from the
     # first row whose out is 64-byte aligned (one of the first eight, out being
     # 8-byte aligned), so that no store of 8 rows (3 cache lines) is split
-    cdef Py_ssize_t head = 0, done, bad
+    cdef Py_ssize_t head = 0, done = 0, stop, bad
     while (<size_t>(target + head * 24)) % 64 and head < 8 and head < size:
         head += 1
-    bad = classify_block_rows(row, 16, 8, target, 24, 8, head, False, limit)
-    if bad >= 0:
-        return bad
-    done = head + path.classify_wythoff(<const uint64_t*>(row + head * 16),
-                                        <int64_t*>(target + head * 24), size - head, limit)
-    bad = classify_block_rows(row + done * 16, 16, 8, target + done * 24, 24, 8, size - done,
-                              False, limit)
-    return bad + done if bad >= 0 else -1
+    stop = head
+    while True:
+        bad = classify_block_rows(row + done * 16, 16, 8, target + done * 24, 24, 8, stop - done,
+                                  False, limit)
+        if bad >= 0:
+            return done + bad
+        done = stop
+        if done == size:
+            return -1
+        done += path.classify_wythoff(<const uint64_t*>(row + done * 16),
+                                      <int64_t*>(target + done * 24), size - done, limit)
+        stop = resume_at(done, size, True)
 
 
 def wythoff_classify(const uint64_t[:, :] piles, int64_t[:, :] out, bint misere, uint64_t limit):

@@ -6,6 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from _support import UINT64_MAX, F, edge_values
+from hypothesis import given
+from hypothesis import strategies as st
 
 import fibnim
 from fibnim import _backend, classify
@@ -182,6 +184,48 @@ def test_wythoff_two_piles(misere):
     assert_same_tuple(fibnim.wythoff.winning_move, small[:, None], small, misere=misere)
 
 
+# The vector kernels take floor(m (phi - 1)) from part of the exact product and
+# hand a block to the exact scalar loop where that part leaves it unsure: where
+# m (phi - 1) is within about 2**-31 of an integer, as it is for m = F_k, k >= 46
+# (|F_k (phi - 1) - F_(k-1)| = (phi - 1)**k). Values near the magnitudes where
+# a kernel's limbs or doubles change, Fibonacci numbers, true P-positions, and
+# their neighbours, in blocks of any length and order.
+NEAR = sorted({2**32, 2**40, 2**52, 2**62, INT64_MAX, *F[2:92], *fibnim.wythoff.pair(F[40:88])[0]})
+near_values = st.builds(
+    lambda base, step: min(max(base + step, 0), INT64_MAX),
+    st.sampled_from(NEAR),
+    st.integers(-3, 3),
+)
+
+
+@given(st.lists(near_values, max_size=40), st.data())
+def test_wythoff_near_every_boundary_of_the_fast_paths(values, data):
+    n = np.array(values, dtype=np.int64)
+    assert_same(fibnim.wythoff.is_lower, n)
+    assert_same(fibnim.wythoff.is_upper, n)
+    assert_same_tuple(fibnim.wythoff.pair, n[n <= fibnim.wythoff.PAIR_LIMIT])
+    # true P-positions from the values as n, their neighbours, and other values
+    fits = n[n <= fibnim.wythoff.PAIR_LIMIT]
+    a, b = fibnim.wythoff.pair(fits)
+    nudge = data.draw(st.lists(st.integers(-1, 1), min_size=len(fits), max_size=len(fits)))
+    x = np.concatenate([a, n]).astype(np.int64)
+    y = np.concatenate([np.clip(b + np.array(nudge, dtype=np.int64), 0, INT64_MAX), n[::-1]])
+    assert_same(fibnim.wythoff.is_safe, x, y)
+    assert_same_tuple(fibnim.wythoff.winning_move, x, y)
+    assert_same(lambda p: classify(p, "wythoff"), np.stack([x, y], axis=-1))
+
+
+def test_wythoff_blocks_the_fast_split_cannot_decide():
+    # every lane of every block unsure: the kernels hand each block back
+    n = np.repeat(F[46:88], 8).astype(np.int64)
+    a, b = fibnim.wythoff.pair(n)
+    assert_same_tuple(fibnim.wythoff.pair, n)
+    assert_same(fibnim.wythoff.is_safe, np.zeros_like(n), n)  # d = F_k
+    assert_same(fibnim.wythoff.is_safe, a, b)
+    assert_same_tuple(fibnim.wythoff.winning_move, a, b + 1)
+    assert_same(fibnim.wythoff.is_lower, n - 1)  # x + 1 = F_k
+
+
 # --- the Nim family and the solvers ------------------------------------------------------
 
 
@@ -299,10 +343,9 @@ def test_wythoff_paths_match_the_scalar_one():
     assert_path_matches_scalar(calls)
 
 
-def test_wythoff_small_lanes_match_the_scalar_path_everywhere():
-    """Below 2**24 the vector kernels count A-numbers (every s) and take
-    floor(d (phi - 1)) (every d a diagonal move can have) in doubles: all of
-    them, against the exact scalar kernel."""
+def test_wythoff_every_small_position_matches_the_scalar_path():
+    """Every s below 2**24 (the A-numbers counted) and every d a diagonal move
+    can have there (floor(d (phi - 1))), against the exact scalar kernel."""
     top = 2**24 - 1
     s = np.arange(top, dtype=np.int64)
     n = np.arange(2, 2**23, dtype=np.int64)
