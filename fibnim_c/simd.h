@@ -32,6 +32,7 @@ typedef struct {
                                    uint64_t limit);
     Py_ssize_t (*power_pairs)(const uint64_t *piles, const uint64_t *r, uint8_t *out,
                               Py_ssize_t n, uint64_t limit);
+    Py_ssize_t (*decode)(const uint64_t *code, int64_t *out, Py_ssize_t n, uint64_t limit);
     /* rows: the tables of SIMD_ROWS in fibonacci_nim.pxi; out 2 where unsure */
     Py_ssize_t (*fib_is_p)(const uint64_t *n, const uint64_t *r, uint8_t *out, Py_ssize_t count,
                            uint64_t limit, const uint64_t *rows, int *any_unsure);
@@ -48,6 +49,20 @@ typedef struct {
 /* shared by the kernels of every vector path */
 /* how far below the truth the fast golden split's estimate of the carry may be */
 #define FIBNIM_CARRY_WINDOW (1LL << 33)
+
+/* decode's nibble tables (for vpshufb): the sum of f_j over the set bits j of
+   each nibble 0..15 */
+#define FIBNIM_NIBBLE(n, f0, f1, f2, f3) \
+    ((char)(((n) & 1) * (f0) + ((n) >> 1 & 1) * (f1) + ((n) >> 2 & 1) * (f2) + ((n) >> 3 & 1) * (f3)))
+#define FIBNIM_NIBBLE_TABLE(f0, f1, f2, f3) _mm_setr_epi8( \
+    FIBNIM_NIBBLE(0, f0, f1, f2, f3), FIBNIM_NIBBLE(1, f0, f1, f2, f3), \
+    FIBNIM_NIBBLE(2, f0, f1, f2, f3), FIBNIM_NIBBLE(3, f0, f1, f2, f3), \
+    FIBNIM_NIBBLE(4, f0, f1, f2, f3), FIBNIM_NIBBLE(5, f0, f1, f2, f3), \
+    FIBNIM_NIBBLE(6, f0, f1, f2, f3), FIBNIM_NIBBLE(7, f0, f1, f2, f3), \
+    FIBNIM_NIBBLE(8, f0, f1, f2, f3), FIBNIM_NIBBLE(9, f0, f1, f2, f3), \
+    FIBNIM_NIBBLE(10, f0, f1, f2, f3), FIBNIM_NIBBLE(11, f0, f1, f2, f3), \
+    FIBNIM_NIBBLE(12, f0, f1, f2, f3), FIBNIM_NIBBLE(13, f0, f1, f2, f3), \
+    FIBNIM_NIBBLE(14, f0, f1, f2, f3), FIBNIM_NIBBLE(15, f0, f1, f2, f3))
 enum { FIBNIM_ARC_MARGIN = 8 };
 
 typedef struct { __m512i top[8], next[8], after[8], start[8], length[8]; } fibnim_arc_tables;
@@ -73,7 +88,8 @@ typedef struct { __m512i top[8], next[8], after[8], start[8], length[8]; } fibni
 #define FIBNIM_PATH_TABLE(suffix, needs) { #suffix, needs, \
     fibnim_is_safe8_##suffix, fibnim_pair8_##suffix, fibnim_is_lower8_##suffix, \
     fibnim_winning_move8_##suffix, fibnim_classify_wythoff8_##suffix, \
-    fibnim_power_pairs8_##suffix, fibnim_fib_is_p8_##suffix, fibnim_fib_two_pile8_##suffix }
+    fibnim_power_pairs8_##suffix, fibnim_decode8_##suffix, fibnim_fib_is_p8_##suffix, \
+    fibnim_fib_two_pile8_##suffix }
 #endif
 
 /* best first; the last, scalar, runs anywhere */
@@ -82,10 +98,10 @@ static const fibnim_path fibnim_paths[] = {
     FIBNIM_PATH_TABLE(avx512ifma, FIBNIM_NEEDS_AVX512 | FIBNIM_NEEDS_IFMA),
     FIBNIM_PATH_TABLE(avx512, FIBNIM_NEEDS_AVX512),
     { "avx2", FIBNIM_NEEDS_AVX2, fibnim_is_safe4, fibnim_pair4, fibnim_is_lower4,
-      fibnim_winning_move4, fibnim_classify_wythoff4, fibnim_power_pairs4, fibnim_fib_is_p4,
-      fibnim_fib_two_pile4 },
+      fibnim_winning_move4, fibnim_classify_wythoff4, fibnim_power_pairs4, fibnim_decode4,
+      fibnim_fib_is_p4, fibnim_fib_two_pile4 },
 #endif
-    { "scalar", 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL },
+    { "scalar", 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL },
 };
 enum { FIBNIM_PATH_COUNT = sizeof(fibnim_paths) / sizeof(fibnim_paths[0]) };
 

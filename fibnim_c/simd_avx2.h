@@ -261,6 +261,53 @@ FIBNIM_AVX2 static Py_ssize_t fibnim_classify_wythoff4(
     return i;
 }
 
+/* decode, four codes at a time (each stops before a block with a code above
+   limit or with two adjacent set bits). A chunk of a code's bits at offset o
+   adds F_(o+1) A + F_o B to its value, where A and B are the sums of F_(j+2)
+   and F_(j+1) over its set bits j (F_(o+j+2) = F_(o+1) F_(j+2) + F_o F_(j+1)).
+   Nibbles get (A, B) from vpshufb tables (the high nibble's already moved up
+   by 4); a chunk twice as wide is the low half's (A, B) plus the high half's
+   moved up by w bits, (F_(w+1) A + F_w B, F_w A + F_(w-1) B): bytes to
+   16-bit words by vpmaddubsw, words to 32-bit by vpmaddwd (every A and B
+   fits their signed lanes: A < 2**24 at 32 bits), and the two halves of 64
+   bits by vpmuludq. */
+FIBNIM_AVX2 static Py_ssize_t fibnim_decode4(
+        const uint64_t *code, int64_t *out, Py_ssize_t n, uint64_t limit) {
+    Py_ssize_t i = 0;
+    const __m256i most = _mm256_set1_epi64x((long long)limit);
+    const __m256i nibble = _mm256_set1_epi8(0x0f);
+    const __m256i low_a = _mm256_broadcastsi128_si256(FIBNIM_NIBBLE_TABLE(1, 2, 3, 5));
+    const __m256i low_b = _mm256_broadcastsi128_si256(FIBNIM_NIBBLE_TABLE(1, 1, 2, 3));
+    const __m256i high_a = _mm256_broadcastsi128_si256(FIBNIM_NIBBLE_TABLE(8, 13, 21, 34));
+    const __m256i high_b = _mm256_broadcastsi128_si256(FIBNIM_NIBBLE_TABLE(5, 8, 13, 21));
+    /* byte pairs (low, high) and 16-bit pairs of (1, F_(w+1)), (0, F_w), (1, F_(w-1)) */
+    const __m256i a8 = _mm256_set1_epi16(1 | 34 << 8), ab8 = _mm256_set1_epi16(21 << 8);
+    const __m256i b8 = _mm256_set1_epi16(1 | 13 << 8);
+    const __m256i a16 = _mm256_set1_epi32(1 | 1597 << 16), ab16 = _mm256_set1_epi32(987 << 16);
+    const __m256i b16 = _mm256_set1_epi32(1 | 610 << 16);
+    const __m256i f33 = _mm256_set1_epi64x(3524578), f32 = _mm256_set1_epi64x(2178309);
+    const __m256i low = _mm256_set1_epi64x(0xffffffffLL);
+    for (; i + 4 <= n; i += 4) {
+        __m256i c = _mm256_loadu_si256((const __m256i *)(code + i));
+        if (fibnim_any4(_mm256_or_si256(fibnim_gt4(c, most),  /* codes take all 64 bits */
+                                        _mm256_and_si256(c, _mm256_srli_epi64(c, 1)))))
+            break;
+        __m256i lo = _mm256_and_si256(c, nibble);
+        __m256i hi = _mm256_and_si256(_mm256_srli_epi16(c, 4), nibble);
+        __m256i a = _mm256_add_epi8(_mm256_shuffle_epi8(low_a, lo), _mm256_shuffle_epi8(high_a, hi));
+        __m256i b = _mm256_add_epi8(_mm256_shuffle_epi8(low_b, lo), _mm256_shuffle_epi8(high_b, hi));
+        __m256i a_w = _mm256_add_epi16(_mm256_maddubs_epi16(a, a8), _mm256_maddubs_epi16(b, ab8));
+        __m256i b_w = _mm256_add_epi16(_mm256_maddubs_epi16(a, ab8), _mm256_maddubs_epi16(b, b8));
+        __m256i a_d = _mm256_add_epi32(_mm256_madd_epi16(a_w, a16), _mm256_madd_epi16(b_w, ab16));
+        __m256i b_d = _mm256_add_epi32(_mm256_madd_epi16(a_w, ab16), _mm256_madd_epi16(b_w, b16));
+        __m256i value = _mm256_add_epi64(_mm256_and_si256(a_d, low),
+            _mm256_add_epi64(_mm256_mul_epu32(_mm256_srli_epi64(a_d, 32), f33),
+                             _mm256_mul_epu32(_mm256_srli_epi64(b_d, 32), f32)));
+        _mm256_storeu_si256((__m256i *)(out + i), value);
+    }
+    return i;
+}
+
 /* Two-pile power-of-two Nim: P iff X = 0 or sb(X) > r, X = n_0 xor n_1 */
 FIBNIM_AVX2 static Py_ssize_t fibnim_power_pairs4(
         const uint64_t *piles, const uint64_t *r, uint8_t *out, Py_ssize_t n, uint64_t limit) {

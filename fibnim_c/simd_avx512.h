@@ -230,6 +230,42 @@ FIBNIM_TARGET static Py_ssize_t FIBNIM_PATH(classify_wythoff8)(
     return i;
 }
 
+/* decode, eight codes at a time, as fibnim_decode4 of simd_avx2.h */
+FIBNIM_TARGET static Py_ssize_t FIBNIM_PATH(decode8)(
+        const uint64_t *code, int64_t *out, Py_ssize_t n, uint64_t limit) {
+    Py_ssize_t i = 0;
+    const __m512i most = _mm512_set1_epi64((long long)limit);
+    const __m512i nibble = _mm512_set1_epi8(0x0f);
+    const __m512i low_a = _mm512_broadcast_i32x4(FIBNIM_NIBBLE_TABLE(1, 2, 3, 5));
+    const __m512i low_b = _mm512_broadcast_i32x4(FIBNIM_NIBBLE_TABLE(1, 1, 2, 3));
+    const __m512i high_a = _mm512_broadcast_i32x4(FIBNIM_NIBBLE_TABLE(8, 13, 21, 34));
+    const __m512i high_b = _mm512_broadcast_i32x4(FIBNIM_NIBBLE_TABLE(5, 8, 13, 21));
+    const __m512i a8 = _mm512_set1_epi16(1 | 34 << 8), ab8 = _mm512_set1_epi16(21 << 8);
+    const __m512i b8 = _mm512_set1_epi16(1 | 13 << 8);
+    const __m512i a16 = _mm512_set1_epi32(1 | 1597 << 16), ab16 = _mm512_set1_epi32(987 << 16);
+    const __m512i b16 = _mm512_set1_epi32(1 | 610 << 16);
+    const __m512i f33 = _mm512_set1_epi64(3524578), f32 = _mm512_set1_epi64(2178309);
+    const __m512i low = _mm512_set1_epi64(0xffffffffLL);
+    for (; i + 8 <= n; i += 8) {
+        __m512i c = _mm512_loadu_si512((const void *)(code + i));
+        if (_mm512_cmpgt_epu64_mask(c, most) | _mm512_test_epi64_mask(c, _mm512_srli_epi64(c, 1)))
+            break;
+        __m512i lo = _mm512_and_si512(c, nibble);
+        __m512i hi = _mm512_and_si512(_mm512_srli_epi16(c, 4), nibble);
+        __m512i a = _mm512_add_epi8(_mm512_shuffle_epi8(low_a, lo), _mm512_shuffle_epi8(high_a, hi));
+        __m512i b = _mm512_add_epi8(_mm512_shuffle_epi8(low_b, lo), _mm512_shuffle_epi8(high_b, hi));
+        __m512i a_w = _mm512_add_epi16(_mm512_maddubs_epi16(a, a8), _mm512_maddubs_epi16(b, ab8));
+        __m512i b_w = _mm512_add_epi16(_mm512_maddubs_epi16(a, ab8), _mm512_maddubs_epi16(b, b8));
+        __m512i a_d = _mm512_add_epi32(_mm512_madd_epi16(a_w, a16), _mm512_madd_epi16(b_w, ab16));
+        __m512i b_d = _mm512_add_epi32(_mm512_madd_epi16(a_w, ab16), _mm512_madd_epi16(b_w, b16));
+        __m512i value = _mm512_add_epi64(_mm512_and_si512(a_d, low),
+            _mm512_add_epi64(_mm512_mul_epu32(_mm512_srli_epi64(a_d, 32), f33),
+                             _mm512_mul_epu32(_mm512_srli_epi64(b_d, 32), f32)));
+        _mm512_storeu_si512((void *)(out + i), value);
+    }
+    return i;
+}
+
 /* Two-pile power-of-two Nim: P iff X = 0 or sb(X) > r, X = n_0 xor n_1. */
 FIBNIM_TARGET static Py_ssize_t FIBNIM_PATH(power_pairs8)(
         const uint64_t *piles, const uint64_t *r, uint8_t *out, Py_ssize_t n, uint64_t limit) {

@@ -94,13 +94,20 @@ cdef Py_ssize_t first_above(const uint64_t* n, uint64_t limit, Py_ssize_t start,
 
 cdef Py_ssize_t decode_rows(const uint64_t* code, int64_t* out, Py_ssize_t size,
                             uint64_t limit) noexcept nogil:
-    cdef Py_ssize_t i
+    cdef Py_ssize_t i, start = 0, stop
     cdef uint64_t c
-    for i in range(size):
-        c = code[i]
-        if (c > limit) | ((c & (c >> 1)) != 0):
-            return i
-        out[i] = <int64_t>decode_one(c)
+    cdef const Path* path = current_path()
+    cdef bint vector = path.decode != NULL
+    while start < size:
+        if vector:
+            start += path.decode(code + start, out + start, size - start, limit)
+        stop = resume_at(start, size, vector)
+        for i in range(start, stop):
+            c = code[i]
+            if (c > limit) | ((c & (c >> 1)) != 0):
+                return i
+            out[i] = <int64_t>decode_one(c)
+        start = stop
     return -1
 
 

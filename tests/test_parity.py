@@ -143,6 +143,21 @@ def test_each_path_stops_at_the_first_value_past_the_limit(kernel, at):
     assert str(limit + 1) in errors[0][1]
 
 
+@pytest.mark.parametrize("at", [0, 13, 37])
+def test_decode_stops_at_the_first_code_with_adjacent_bits(at):
+    codes = fibnim.encode(np.arange(64) * 987_654_321_987 % (F66 - 1))
+    codes[at] = codes[at] | 0b11 << (at % 62)
+    codes[at + 8 :: 8] = 3
+    errors = []
+    for name in ("cython", "python"):
+        _backend.use(name)
+        with pytest.raises(ValueError) as info:
+            fibnim.decode(codes)
+        errors.append(str(info.value))
+    assert errors[0] == errors[1]
+    assert f"code[{at}] = " in errors[0]
+
+
 # --- Wythoff's Nim -----------------------------------------------------------------------
 
 INT64_MAX = 2**63 - 1
