@@ -354,38 +354,22 @@ FIBNIM_AVX2 static inline __m256i fibnim_bit_length4(__m256i v) {
     return _mm256_add_epi64(length, _mm256_and_si256(is_high, _mm256_set1_epi64x(32)));
 }
 
-/* the low 64 bits of a * b */
-FIBNIM_AVX2 static inline __m256i fibnim_mullo4(__m256i a, __m256i b) {
-    __m256i cross = _mm256_add_epi64(_mm256_mul_epu32(_mm256_srli_epi64(a, 32), b),
-                                     _mm256_mul_epu32(a, _mm256_srli_epi64(b, 32)));
-    return _mm256_add_epi64(_mm256_mul_epu32(a, b), _mm256_slli_epi64(cross, 32));
-}
-
-/* (a b) >> 52 for a, b < 2**52, as mulhi52 of simd_avx512.h without IFMA */
-FIBNIM_AVX2 static inline __m256i fibnim_mulhi52_4(__m256i a, __m256i b) {
-    const __m256i low = _mm256_set1_epi64x(0xffffffffLL);
-    __m256i a1 = _mm256_srli_epi64(a, 32), b1 = _mm256_srli_epi64(b, 32);
-    __m256i p00 = _mm256_mul_epu32(a, b), p01 = _mm256_mul_epu32(a, b1);
-    __m256i p10 = _mm256_mul_epu32(a1, b), p11 = _mm256_mul_epu32(a1, b1);
-    __m256i middle = _mm256_add_epi64(_mm256_srli_epi64(p00, 32),
-        _mm256_add_epi64(_mm256_and_si256(p01, low), _mm256_and_si256(p10, low)));
-    __m256i high = _mm256_add_epi64(_mm256_add_epi64(p11, _mm256_srli_epi64(middle, 32)),
-        _mm256_add_epi64(_mm256_srli_epi64(p01, 32), _mm256_srli_epi64(p10, 32)));
-    return _mm256_or_si256(_mm256_slli_epi64(high, 12),
-                           _mm256_srli_epi64(_mm256_and_si256(middle, low), 20));
-}
-
-/* golden_fraction8 of simd_avx512.h: 2**64 (v / phi mod 1), at most 4 below */
+/* golden_fraction of fibonacci_nim.pxi, at most 4 below 2**64 (v / phi mod 1),
+   from 32-bit limbs: the low 64 bits of v * PHI_HI (three vpmuludq) and the
+   high 64 bits of v * PHI_LO but for the carries out of its middle and low
+   products, which are at most 2 (three more) */
 FIBNIM_AVX2 static inline __m256i fibnim_golden_fraction4(__m256i v) {
-    const __m256i phi_hi = _mm256_set1_epi64x((long long)FIBNIM_PHI_HI);
-    const __m256i a1 = _mm256_set1_epi64x((long long)(FIBNIM_PHI_LO >> 12));
-    const __m256i a0 = _mm256_set1_epi64x((long long)(FIBNIM_PHI_LO & 0xfff));
-    __m256i v0 = _mm256_and_si256(v, _mm256_set1_epi64x((1LL << 52) - 1));
-    __m256i v1 = _mm256_srli_epi64(v, 52);
-    __m256i x = fibnim_mullo4(v, phi_hi);
-    x = _mm256_add_epi64(x, fibnim_mullo4(v1, a1));
-    x = _mm256_add_epi64(x, _mm256_srli_epi64(_mm256_mul_epu32(v1, a0), 12));
-    return _mm256_add_epi64(x, fibnim_mulhi52_4(v0, a1));
+    const __m256i hi0 = _mm256_set1_epi64x((long long)(FIBNIM_PHI_HI & 0xffffffffULL));
+    const __m256i hi1 = _mm256_set1_epi64x((long long)(FIBNIM_PHI_HI >> 32));
+    const __m256i lo0 = _mm256_set1_epi64x((long long)(FIBNIM_PHI_LO & 0xffffffffULL));
+    const __m256i lo1 = _mm256_set1_epi64x((long long)(FIBNIM_PHI_LO >> 32));
+    __m256i v1 = _mm256_srli_epi64(v, 32);
+    __m256i cross = _mm256_add_epi64(_mm256_mul_epu32(v, hi1), _mm256_mul_epu32(v1, hi0));
+    __m256i x = _mm256_add_epi64(_mm256_mul_epu32(v, hi0), _mm256_slli_epi64(cross, 32));
+    __m256i high = _mm256_add_epi64(_mm256_mul_epu32(v1, lo1),
+        _mm256_add_epi64(_mm256_srli_epi64(_mm256_mul_epu32(v1, lo0), 32),
+                         _mm256_srli_epi64(_mm256_mul_epu32(v, lo1), 32)));
+    return _mm256_add_epi64(x, high);
 }
 
 FIBNIM_AVX2 static inline __m256i fibnim_lookup4(const uint64_t *table, __m256i index) {

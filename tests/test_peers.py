@@ -115,6 +115,32 @@ def test_power_nim_two_piles_against_fibnim():
     assert np.array_equal(out, power_nim.is_p(piles, r))
 
 
+def test_global_is_p_two_piles_against_fibnim():
+    x, y = values(TOP, seed=12), values(TOP, seed=13)
+    fibs = np.array([f for f in FIBS if 0 <= f <= TOP], dtype=np.int64)
+    rows = [
+        np.stack([x, y], axis=1),
+        np.stack([x >> 1, (x >> 1) + (y >> 20)], axis=1),  # differences of every size
+        np.stack([fibs, fibs[::-1]], axis=1),
+        np.stack([fibs, np.zeros_like(fibs)], axis=1),
+    ]
+    for piles in rows:
+        for r in (np.resize(values(TOP, seed=14), len(piles)), piles[:, 0] >> 3):
+            out = np.empty(len(piles), dtype=bool)
+            peers.global_is_p_two_piles(piles, r, out)
+            assert np.array_equal(out, fibonacci_nim.global_is_p(piles, r))
+
+
+def test_classify_wythoff_against_fibnim():
+    a, b = wythoff.pair(values(wythoff.PAIR_LIMIT, seed=15))
+    x, y = values(TOP, seed=16), values(TOP, seed=17)
+    for first, second in [(a, b), (b, a), (a, b + 1), (x, y), (x, x)]:
+        positions = np.stack([first, second], axis=1)
+        out = np.empty((len(positions), 3), dtype=np.int64)
+        peers.classify_wythoff(positions, out)
+        assert np.array_equal(out, fibnim.classify(positions, "wythoff"))
+
+
 def test_every_peer_answers_its_bench_case_as_fibnim_does():
     from fibnim.bench.suite import CASES
 

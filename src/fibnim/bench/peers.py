@@ -319,6 +319,56 @@ def fibonacci_nim_is_p(n: Any, r: Any, out: Any) -> None:
 
 
 @jit
+def classify_wythoff(p: Any, out: Any) -> None:
+    """classify's rows (P or not, the winning move's targets), by winning_move."""
+    winning_move(p[:, 0], p[:, 1], out[:, 1], out[:, 2])
+    for i in range(out.shape[0]):
+        out[i, 0] = out[i, 1] == -1
+
+
+@inline
+def _lowest_two(k: Any) -> tuple[int, int]:
+    """The indices of the two lowest Zeckendorf terms of k (0 where absent), by
+    the greedy rule."""
+    first = second = 0
+    rest = k
+    index = _top_index(rest) if rest else 0
+    while rest:
+        if FIB[index] <= rest:
+            rest -= FIB[index]
+            first, second = index, first
+            index -= 2
+        else:
+            index -= 1
+    return first, second
+
+
+@jit
+def global_is_p_two_piles(piles: Any, r: Any, out: Any) -> None:
+    """Two-pile global Fibonacci Nim's P-positions by the closed form of
+    docs/math/fibonacci_nim.rst (two piles), from the greedy rule."""
+    for i in range(r.size):
+        x, y = U(piles[i, 0]), U(piles[i, 1])
+        m, large = min(x, y), max(x, y)
+        bound = min(U(r[i]), large)
+        if bound == U(0):
+            out[i] = True
+            continue
+        t = _top_index(bound)
+        first, second = _lowest_two(large - m)
+        if first == 0 or first >= t + 2:
+            out[i] = True
+        elif first <= t:
+            out[i] = False
+        elif m < FIB[t]:
+            out[i] = True
+        elif second != 0 and m >= FIB[second - 1] - FIB[t + 1]:
+            out[i] = (second - t) % 2 == 0
+        else:
+            out[i] = (_top_index(m + FIB[t + 1]) - t - 1) % 2 == 0
+
+
+@jit
 def power_nim_two_piles(piles: Any, r: Any, out: Any) -> None:
     for i in range(r.size):
         x = U(piles[i, 0]) ^ U(piles[i, 1])
@@ -326,8 +376,9 @@ def power_nim_two_piles(piles: Any, r: Any, out: Any) -> None:
 
 
 #: The peer of each bench case (fibnim.bench.suite): its kernel, the case's
-#: inputs it reads, and the dtypes of its outputs.
-PEERS: dict[str, tuple[Callable[..., None], tuple[str, ...], tuple[type, ...]]] = {
+#: inputs it reads, and its outputs' dtypes (with a width for rows).
+Output = type | tuple[type, int]
+PEERS: dict[str, tuple[Callable[..., None], tuple[str, ...], tuple[Output, ...]]] = {
     "wythoff.is_safe": (is_safe, ("x", "y"), (np.bool_,)),
     "wythoff.pair": (pair, ("n",), (np.int64, np.int64)),
     "wythoff.is_lower": (is_lower, ("x",), (np.bool_,)),
@@ -335,7 +386,9 @@ PEERS: dict[str, tuple[Callable[..., None], tuple[str, ...], tuple[type, ...]]] 
     "zeckendorf.encode": (encode, ("n",), (np.uint64,)),
     "zeckendorf.decode": (decode, ("code",), (np.int64,)),
     "fibonacci_nim.is_p": (fibonacci_nim_is_p, ("n", "r"), (np.bool_,)),
+    "fibonacci_nim.global_is_p (2 piles)": (global_is_p_two_piles, ("piles", "r"), (np.bool_,)),
     "power_nim.is_p (2 piles)": (power_nim_two_piles, ("piles", "r"), (np.bool_,)),
+    "classify (wythoff)": (classify_wythoff, ("p",), ((np.int64, 3),)),
 }
 
 
@@ -346,7 +399,10 @@ def peer_call(name: str, inputs: dict[str, Any]) -> Callable[[], tuple[np.ndarra
     kernel, names, dtypes = PEERS[name]
     arguments = [inputs[n] for n in names]
     size = len(arguments[-1])
-    outs: tuple[np.ndarray, ...] = tuple(np.empty(size, dtype=dtype) for dtype in dtypes)
+    outs: tuple[np.ndarray, ...] = tuple(
+        np.empty((size, spec[1]), spec[0]) if isinstance(spec, tuple) else np.empty(size, spec)
+        for spec in dtypes
+    )
 
     def call() -> tuple[np.ndarray, ...]:
         kernel(*arguments, *outs)
