@@ -48,6 +48,15 @@ typedef struct {
 #include <string.h>
 
 /* shared by the kernels of every vector path */
+/* Below 2**24 a double gives floor(m (phi - 1)) and the A/B test exactly: its
+   error in t = m (phi - 1) is below 2**-28, while t is at least 0.38 / m >
+   2**-26 from an integer, and frac((x + 1)(phi - 1)) as far from phi - 1 (the
+   golden ratio is the worst approximable number: m ||m phi|| > 0.38 for all
+   m >= 1). The move kernels take that path for a block whose piles are all
+   below it (one test); tests/test_parity.py checks every value below 2**24. */
+#define FIBNIM_SMALL (1LL << 24)
+#define FIBNIM_PHI_MINUS_1 0.6180339887498949
+
 /* how far below the truth the fast golden split's estimate of the carry may be */
 #define FIBNIM_CARRY_WINDOW (1LL << 33)
 

@@ -114,6 +114,34 @@ FIBNIM_AVX2 static inline int fibnim_above4(__m256i a, __m256i b, __m256i most) 
     return !_mm256_testz_pd(_mm256_castsi256_pd(over), _mm256_castsi256_pd(over));
 }
 
+/* four values below 2**52 as doubles, exactly: their bits added to those of 2**52 */
+FIBNIM_AVX2 static inline __m256d fibnim_to_double4(__m256i small) {
+    const __m256i two52 = _mm256_set1_epi64x(0x4330000000000000LL);
+    return _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(small, two52)),
+                         _mm256_castsi256_pd(two52));
+}
+
+FIBNIM_AVX2 static inline __m256i fibnim_to_integer4(__m256d whole) {  /* whole < 2**52 */
+    const __m256i two52 = _mm256_set1_epi64x(0x4330000000000000LL);
+    return _mm256_sub_epi64(_mm256_castpd_si256(_mm256_add_pd(whole, _mm256_castsi256_pd(two52))),
+                            two52);
+}
+
+/* the small path of simd.h (FIBNIM_SMALL): floor(m (phi - 1)), and fibnim_lower4 */
+FIBNIM_AVX2 static inline __m256i fibnim_golden4_small(__m256i m) {
+    __m256d t = _mm256_mul_pd(fibnim_to_double4(m), _mm256_set1_pd(FIBNIM_PHI_MINUS_1));
+    return fibnim_to_integer4(_mm256_floor_pd(t));
+}
+
+FIBNIM_AVX2 static inline __m256i fibnim_lower4_small(__m256i x, __m256i *below) {
+    __m256d t = _mm256_mul_pd(fibnim_to_double4(_mm256_add_epi64(x, _mm256_set1_epi64x(1))),
+                              _mm256_set1_pd(FIBNIM_PHI_MINUS_1));
+    __m256d whole = _mm256_floor_pd(t);
+    *below = fibnim_to_integer4(whole);
+    return _mm256_castpd_si256(_mm256_cmp_pd(_mm256_sub_pd(t, whole),
+                                             _mm256_set1_pd(FIBNIM_PHI_MINUS_1), _CMP_LT_OQ));
+}
+
 /* Each Wythoff kernel stops before a block with a value above limit, or one
    its fast golden split left unsure: the caller's exact scalar loop does that
    block, and calls the kernel again for the rest. */
@@ -122,6 +150,7 @@ FIBNIM_AVX2 static Py_ssize_t fibnim_is_safe4(
         const uint64_t *x, const uint64_t *y, uint8_t *out, Py_ssize_t n, uint64_t limit) {
     Py_ssize_t i = 0;
     const __m256i most = _mm256_set1_epi64x((long long)limit);
+    const __m256i largest_small = _mm256_set1_epi64x(FIBNIM_SMALL - 1);
     for (; i + 4 <= n; i += 4) {
         __m256i a = _mm256_loadu_si256((const __m256i *)(x + i));
         __m256i b = _mm256_loadu_si256((const __m256i *)(y + i));
@@ -130,10 +159,14 @@ FIBNIM_AVX2 static Py_ssize_t fibnim_is_safe4(
         __m256i swapped = _mm256_cmpgt_epi64(a, b);
         __m256i s = fibnim_blend4(a, b, swapped);
         __m256i d = fibnim_blend4(_mm256_sub_epi64(b, a), _mm256_sub_epi64(a, b), swapped);
-        __m256i fraction, unsure = _mm256_setzero_si256();
-        __m256i a_d = _mm256_add_epi64(d, fibnim_golden4(d, &fraction, &unsure));
-        if (!_mm256_testz_si256(unsure, unsure)) break;
-        fibnim_store_bools4(out + i, _mm256_cmpeq_epi64(s, a_d));
+        __m256i fraction, unsure = _mm256_setzero_si256(), floor;
+        if (fibnim_any4(_mm256_cmpgt_epi64(d, largest_small))) {
+            floor = fibnim_golden4(d, &fraction, &unsure);
+            if (!_mm256_testz_si256(unsure, unsure)) break;
+        } else {
+            floor = fibnim_golden4_small(d);
+        }
+        fibnim_store_bools4(out + i, _mm256_cmpeq_epi64(s, _mm256_add_epi64(d, floor)));
     }
     return i;
 }
@@ -160,12 +193,17 @@ FIBNIM_AVX2 static Py_ssize_t fibnim_is_lower4(
     const __m256i most = _mm256_set1_epi64x((long long)limit);
     const __m256i zero = _mm256_setzero_si256();
     const __m256i flip = upper ? _mm256_set1_epi64x(-1) : zero;
+    const __m256i largest_small = _mm256_set1_epi64x(FIBNIM_SMALL - 2);  /* x + 1 below it */
     for (; i + 4 <= n; i += 4) {
         __m256i v = _mm256_loadu_si256((const __m256i *)(x + i));
         if (fibnim_above4(v, v, most)) break;
-        __m256i below, unsure = zero;
-        __m256i lower = fibnim_lower4(v, &below, &unsure);
-        if (!_mm256_testz_si256(unsure, unsure)) break;
+        __m256i below, unsure = zero, lower;
+        if (fibnim_any4(_mm256_cmpgt_epi64(v, largest_small))) {
+            lower = fibnim_lower4(v, &below, &unsure);
+            if (!_mm256_testz_si256(unsure, unsure)) break;
+        } else {
+            lower = fibnim_lower4_small(v, &below);
+        }
         __m256i result = _mm256_andnot_si256(_mm256_cmpeq_epi64(v, zero), _mm256_xor_si256(lower, flip));
         fibnim_store_bools4(out + i, result);
     }
@@ -173,15 +211,16 @@ FIBNIM_AVX2 static Py_ssize_t fibnim_is_lower4(
 }
 
 /* Silber's winning move from four positions below 2**63, as fibnim_move8 of
-   simd_avx512.h; *unsure gets the lanes the fast split left undecided */
+   simd_avx512.h (small: every pile below FIBNIM_SMALL); *unsure gets the
+   lanes the fast split left undecided */
 FIBNIM_AVX2 static inline void fibnim_move4(
-        __m256i a, __m256i b, __m256i *ta, __m256i *tb, __m256i *unsure) {
+        __m256i a, __m256i b, int small, __m256i *ta, __m256i *tb, __m256i *unsure) {
     const __m256i zero = _mm256_setzero_si256();
     __m256i swapped = _mm256_cmpgt_epi64(a, b);
     __m256i s = fibnim_blend4(a, b, swapped);
     __m256i l = fibnim_blend4(b, a, swapped);
     __m256i below, fraction;
-    __m256i lower = fibnim_lower4(s, &below, unsure);
+    __m256i lower = small ? fibnim_lower4_small(s, &below) : fibnim_lower4(s, &below, unsure);
     __m256i other = _mm256_add_epi64(below, _mm256_and_si256(lower, s));
     __m256i is_zero = _mm256_cmpeq_epi64(s, zero);
     __m256i none = _mm256_or_si256(
@@ -192,11 +231,23 @@ FIBNIM_AVX2 static inline void fibnim_move4(
     __m256i ts = _mm256_andnot_si256(empty, s);
     __m256i tl = _mm256_andnot_si256(empty, other);
     __m256i d = _mm256_sub_epi64(l, s);
-    __m256i a_d = _mm256_add_epi64(d, fibnim_golden4(d, &fraction, unsure));
+    __m256i a_d = _mm256_add_epi64(d, small ? fibnim_golden4_small(d)
+                                            : fibnim_golden4(d, &fraction, unsure));
     ts = _mm256_or_si256(fibnim_blend4(ts, a_d, diagonal), none);
     tl = _mm256_or_si256(fibnim_blend4(tl, _mm256_add_epi64(a_d, d), diagonal), none);
     *ta = fibnim_blend4(ts, tl, swapped);
     *tb = fibnim_blend4(tl, ts, swapped);
+}
+
+/* fibnim_move4 by the width of the block (a and b below 2**63): one test */
+FIBNIM_AVX2 static inline void fibnim_move4_any(
+        __m256i a, __m256i b, __m256i *ta, __m256i *tb, __m256i *unsure) {
+    const __m256i largest_small = _mm256_set1_epi64x(FIBNIM_SMALL - 1);
+    if (fibnim_any4(_mm256_or_si256(_mm256_cmpgt_epi64(a, largest_small),
+                                    _mm256_cmpgt_epi64(b, largest_small))))
+        fibnim_move4(a, b, 0, ta, tb, unsure);
+    else
+        fibnim_move4(a, b, 1, ta, tb, unsure);
 }
 
 FIBNIM_AVX2 static Py_ssize_t fibnim_winning_move4(
@@ -209,7 +260,7 @@ FIBNIM_AVX2 static Py_ssize_t fibnim_winning_move4(
         __m256i b = _mm256_loadu_si256((const __m256i *)(y + i));
         if (fibnim_above4(a, b, most)) break;
         __m256i ta, tb, unsure = _mm256_setzero_si256();
-        fibnim_move4(a, b, &ta, &tb, &unsure);
+        fibnim_move4_any(a, b, &ta, &tb, &unsure);
         if (!_mm256_testz_si256(unsure, unsure)) break;
         _mm256_storeu_si256((__m256i *)(tx + i), ta);
         _mm256_storeu_si256((__m256i *)(ty + i), tb);
@@ -240,7 +291,7 @@ FIBNIM_AVX2 static Py_ssize_t fibnim_classify_wythoff4(
         fibnim_columns4(piles + 2 * i, &a, &b);
         if (fibnim_above4(a, b, most)) break;
         __m256i ta, tb, unsure = _mm256_setzero_si256();
-        fibnim_move4(a, b, &ta, &tb, &unsure);
+        fibnim_move4_any(a, b, &ta, &tb, &unsure);
         if (!_mm256_testz_si256(unsure, unsure)) break;
         __m256i p = _mm256_and_si256(_mm256_cmpeq_epi64(ta, none), one);
         /* out, 12 values: (p0 ta0 tb0 p1) (ta1 tb1 p2 ta2) (tb2 p3 ta3 tb3); a
@@ -332,13 +383,6 @@ FIBNIM_AVX2 static Py_ssize_t fibnim_power_pairs4(
 
 /* Fibonacci Nim's arc tests (fibonacci_nim.pxi), four lanes at a time, with the
    tables of the AVX-512 kernels (rows: five rows of 64) read by gathers. */
-
-/* four values below 2**52 as doubles, exactly: their bits added to those of 2**52 */
-FIBNIM_AVX2 static inline __m256d fibnim_to_double4(__m256i small) {
-    const __m256i two52 = _mm256_set1_epi64x(0x4330000000000000LL);
-    return _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(small, two52)),
-                         _mm256_castsi256_pd(two52));
-}
 
 /* the bit length of four values below 2**63: of the high half if it is not
    zero, else of the low one; a 32-bit value converts to a double exactly, and

@@ -137,10 +137,27 @@ FIBNIM_TARGET static Py_ssize_t FIBNIM_PATH(is_lower8)(
     return i;
 }
 
+/* the small path of simd.h (FIBNIM_SMALL): floor(m (phi - 1)), and lower8 */
+FIBNIM_TARGET static inline __m512i FIBNIM_PATH(golden8_small)(__m512i m) {
+    __m512d t = _mm512_mul_pd(_mm512_cvtepu64_pd(m), _mm512_set1_pd(FIBNIM_PHI_MINUS_1));
+    return _mm512_cvttpd_epu64(t);
+}
+
+FIBNIM_TARGET static inline __mmask8 FIBNIM_PATH(lower8_small)(__m512i x, __m512i *below) {
+    __m512d t = _mm512_mul_pd(_mm512_cvtepu64_pd(_mm512_add_epi64(x, _mm512_set1_epi64(1))),
+                              _mm512_set1_pd(FIBNIM_PHI_MINUS_1));
+    __m512d whole = _mm512_roundscale_pd(t, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+    *below = _mm512_cvttpd_epu64(whole);
+    return _mm512_cmp_pd_mask(_mm512_sub_pd(t, whole), _mm512_set1_pd(FIBNIM_PHI_MINUS_1),
+                              _CMP_LT_OQ);
+}
+
 /* Silber's winning move in normal play from eight positions (a, b) below
    2**63, as winning_move in wythoff.pxi: the targets in *ta, *tb, -1 where
-   none. Returns whether the fast golden split left a lane unsure. */
-FIBNIM_TARGET static inline int FIBNIM_PATH(move8)(__m512i a, __m512i b, __m512i *ta, __m512i *tb) {
+   none; small: every pile below FIBNIM_SMALL. Returns whether the fast golden
+   split left a lane unsure. */
+FIBNIM_TARGET static inline int FIBNIM_PATH(move8)(__m512i a, __m512i b, int small, __m512i *ta,
+                                                   __m512i *tb) {
     const __m512i zero = _mm512_setzero_si512();
     const __m512i none_value = _mm512_set1_epi64(-1);
     __m512i s = _mm512_min_epu64(a, b);
@@ -149,7 +166,8 @@ FIBNIM_TARGET static inline int FIBNIM_PATH(move8)(__m512i a, __m512i b, __m512i
        s = b_n has partner a_n = below (0 for s = 0) */
     __m512i below, fraction;
     __mmask8 unsure = 0;
-    __mmask8 lower = FIBNIM_PATH(lower8)(s, &below, &unsure);
+    __mmask8 lower = small ? FIBNIM_PATH(lower8_small)(s, &below)
+        : FIBNIM_PATH(lower8)(s, &below, &unsure);
     __m512i other = _mm512_mask_add_epi64(below, lower, below, s);
     __mmask8 nonzero = _mm512_cmpneq_epu64_mask(s, zero);
     __mmask8 equal = _mm512_cmpeq_epu64_mask(s, l);
@@ -162,7 +180,8 @@ FIBNIM_TARGET static inline int FIBNIM_PATH(move8)(__m512i a, __m512i b, __m512i
     /* a_n < l < b_n: to (a_d, b_d), d = l - s; computed for every lane, as
        a branch on "any lane diagonal" is a coin toss on mixed data */
     __m512i d = _mm512_sub_epi64(l, s);
-    __m512i a_d = _mm512_add_epi64(d, FIBNIM_PATH(golden8)(d, &fraction, &unsure));
+    __m512i a_d = _mm512_add_epi64(d, small ? FIBNIM_PATH(golden8_small)(d)
+        : FIBNIM_PATH(golden8)(d, &fraction, &unsure));
     ts = _mm512_mask_mov_epi64(ts, diagonal, a_d);
     tl = _mm512_mask_mov_epi64(tl, diagonal, _mm512_add_epi64(a_d, d));
     ts = _mm512_mask_mov_epi64(ts, none, none_value);
@@ -173,6 +192,14 @@ FIBNIM_TARGET static inline int FIBNIM_PATH(move8)(__m512i a, __m512i b, __m512i
     return unsure != 0;
 }
 
+/* move8 by the width of the block: one test of its largest pile */
+FIBNIM_TARGET static inline int FIBNIM_PATH(move8_any)(__m512i a, __m512i b, __m512i l, __m512i *ta,
+                                                       __m512i *tb) {
+    if (_mm512_cmpge_epu64_mask(l, _mm512_set1_epi64(FIBNIM_SMALL)))
+        return FIBNIM_PATH(move8)(a, b, 0, ta, tb);
+    return FIBNIM_PATH(move8)(a, b, 1, ta, tb);
+}
+
 FIBNIM_TARGET static Py_ssize_t FIBNIM_PATH(winning_move8)(
         const uint64_t *x, const uint64_t *y, int64_t *tx, int64_t *ty, Py_ssize_t n,
         uint64_t limit) {
@@ -181,9 +208,10 @@ FIBNIM_TARGET static Py_ssize_t FIBNIM_PATH(winning_move8)(
     for (; i + 8 <= n; i += 8) {
         __m512i a = _mm512_loadu_si512((const void *)(x + i));
         __m512i b = _mm512_loadu_si512((const void *)(y + i));
-        if (_mm512_cmpgt_epu64_mask(_mm512_max_epu64(a, b), most)) break;
+        __m512i l = _mm512_max_epu64(a, b);
+        if (_mm512_cmpgt_epu64_mask(l, most)) break;
         __m512i ta, tb;
-        if (FIBNIM_PATH(move8)(a, b, &ta, &tb)) break;
+        if (FIBNIM_PATH(move8_any)(a, b, l, &ta, &tb)) break;
         _mm512_storeu_si512((void *)(tx + i), ta);
         _mm512_storeu_si512((void *)(ty + i), tb);
     }
@@ -213,9 +241,10 @@ FIBNIM_TARGET static Py_ssize_t FIBNIM_PATH(classify_wythoff8)(
         __m512i hi = _mm512_loadu_si512((const void *)(piles + 2 * i + 8));
         __m512i a = _mm512_permutex2var_epi64(lo, first, hi);
         __m512i b = _mm512_permutex2var_epi64(lo, second, hi);
-        if (_mm512_cmpgt_epu64_mask(_mm512_max_epu64(a, b), most)) break;
+        __m512i l = _mm512_max_epu64(a, b);
+        if (_mm512_cmpgt_epu64_mask(l, most)) break;
         __m512i ta, tb;
-        if (FIBNIM_PATH(move8)(a, b, &ta, &tb)) break;
+        if (FIBNIM_PATH(move8_any)(a, b, l, &ta, &tb)) break;
         __m512i p = _mm512_maskz_mov_epi64(_mm512_cmpeq_epi64_mask(ta, none), one);
         __m512i o0 = _mm512_permutex2var_epi64(p, pa0, ta);
         __m512i o1 = _mm512_permutex2var_epi64(p, pa1, ta);
