@@ -24,7 +24,11 @@ def _modules() -> list[str]:
 
 
 #: the modules that need an optional package (an extra of pyproject.toml)
-OPTIONAL = {"fibnim.plot": "matplotlib", "fibnim.bench.peers": "numba"}
+OPTIONAL = {
+    "fibnim.plot": "matplotlib",
+    "fibnim.bench.peers": "numba",
+    "fibnim.bench.peer_timing": "numba",
+}
 
 
 @pytest.mark.parametrize("module", _modules())

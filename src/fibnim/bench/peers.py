@@ -420,32 +420,3 @@ NUMBA_CPU = {
     "avx2": "haswell",
     "scalar": "x86-64",
 }
-
-
-def measure(name: str, inputs: dict[str, Any], floor: str, repeats: int) -> dict[str, Any]:
-    """The peer of case `name` timed in turns with its floor (fibnim.bench.run.paired):
-    ns per element and the median of its times over the floor's."""
-    from fibnim.bench import run
-
-    size = len(inputs[PEERS[name][1][-1]])
-    call = peer_call(name, inputs)
-    seconds, _, ratios = run.paired(lambda: call, lambda: run.floor_call(floor, size), repeats)
-    return {"ns": seconds["median"] / size * 1e9, "x_floor": float(np.median(ratios))}
-
-
-def main(arguments: list[str]) -> None:
-    """`python -m fibnim.bench.peers NAME FLOOR REPEATS INPUTS.npz`: measure's figures
-    as JSON, in a process of its own, so that NUMBA_CPU_NAME chooses what numba
-    compiles for (it is read once, when numba starts)."""
-    import json
-
-    name, floor, repeats, path = arguments
-    with np.load(path) as saved:
-        inputs = {key: saved[key] for key in saved.files}
-    print(json.dumps(measure(name, inputs, floor, int(repeats))))
-
-
-if __name__ == "__main__":
-    import sys
-
-    main(sys.argv[1:])

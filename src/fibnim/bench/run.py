@@ -475,7 +475,7 @@ def peer_figures(case: Case, inputs: Inputs, implementation: str, repeats: int) 
     with tempfile.TemporaryDirectory(prefix="fibnim-peers-") as scratch:
         saved = Path(scratch) / "inputs.npz"
         np.savez(saved, **{name: inputs[name] for name in names})
-        command = [sys.executable, "-m", "fibnim.bench.peers", case.name, case.floor]
+        command = [sys.executable, "-m", "fibnim.bench.peer_timing", case.name, case.floor]
         done = subprocess.run(
             [*command, str(repeats), str(saved)],
             capture_output=True,
