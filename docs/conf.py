@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import doctest
 import importlib
+import sys
+from pathlib import Path
 
 import matplotlib
 
@@ -25,7 +27,10 @@ author = "the fibnim developers"
 copyright = "fibnim developers, MIT license"
 version = release = fibnim.__version__
 
+sys.path.insert(0, str(Path(__file__).parent / "_ext"))
+
 extensions = [
+    "fibnim_docs",  # the shell directive: a tutorial's commands, run by the doctest build
     "sphinx.ext.autodoc",
     "sphinx.ext.napoleon",  # the numpydoc sections of fibnim's docstrings
     "sphinx.ext.doctest",
@@ -33,19 +38,36 @@ extensions = [
     "matplotlib.sphinxext.plot_directive",  # the gallery, drawn at build time
 ]
 
-exclude_patterns = ["_build"]
+exclude_patterns = ["_build", "_ext"]
 html_theme = "furo"
 html_title = f"fibnim {release}"
 
 autodoc_member_order = "bysource"
 autodoc_typehints = "signature"  # the overloads show the types; the docstrings explain them
+# the signatures show the names the code writes (NDArray[np.int64], GameName),
+# not what they expand to
+autodoc_type_aliases = {
+    name: target
+    for target in ("numpy.typing.NDArray", "numpy.typing.ArrayLike", "numpy.typing.DTypeLike")
+    for name in (target.rpartition(".")[2],)
+} | {
+    "GameName": "fibnim.GameName",
+    "DaskArray": "dask.array.Array",
+    "DataFrame": "pandas.DataFrame",
+    "DataArray": "xarray.DataArray",
+}
 autodoc_default_options = {"members": True}
 napoleon_numpy_docstring = True
 napoleon_google_docstring = False
 
 # the examples run as the test suite runs them (tests/test_doctests.py)
 doctest_default_flags = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
-doctest_global_setup = "import numpy as np\nimport fibnim"
+# each page's examples and commands run in a new empty directory of their own
+doctest_global_setup = (
+    "import numpy as np\nimport fibnim\n"
+    "from fibnim_docs import run_shell, enter_workdir\nenter_workdir()"
+)
+doctest_global_cleanup = "from fibnim_docs import leave_workdir\nleave_workdir()"
 
 plot_include_source = True
 plot_html_show_source_link = False

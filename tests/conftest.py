@@ -1,4 +1,5 @@
-"""Every test runs once on each backend: the compiled core and the pure twin."""
+"""Every test runs once on each backend: the compiled core and the pure twin;
+and the fixtures the file tests share."""
 
 from __future__ import annotations
 
@@ -25,3 +26,11 @@ def backend(request: pytest.FixtureRequest):
     _backend.use(request.param)
     yield request.param
     _backend.use(before)
+
+
+@pytest.fixture(params=["arrow", "own"])
+def text_path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Each test that asks runs with pyarrow reading and writing CSV, and without it."""
+    if request.param == "own":
+        monkeypatch.setenv("FIBNIM_NO_ARROW", "1")
+    return str(request.param)

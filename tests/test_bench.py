@@ -88,8 +88,40 @@ def test_report_is_written(quick_results, tmp_path):
     except ImportError:
         assert names == {"results.json", "report.md"}
     else:
-        for png in ("time_per_element.png", "speedups.png"):
+        # a figure per topic, and the per-call one: none of 38 tiny panels
+        figures = [f"time_{topic}.png" for topic, _, _ in report.TOPICS]
+        for png in (*figures, "speedups.png", "calls.png"):
             assert (tmp_path / png).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+            assert f"![{png}]({png})" in text
+
+
+def test_each_figure_has_one_legend_of_everything_it_draws(quick_results, tmp_path, monkeypatch):
+    pytest.importorskip("matplotlib")
+    legends: dict[str, list[str]] = {}
+
+    def legend(figure, panels):  # what each figure's legend gets
+        title = panels[0].get_title() if panels else ""
+        labels = [label for axis in panels for label in axis.get_legend_handles_labels()[1]]
+        legends[title] = labels
+        return real(figure, panels)
+
+    real = report._legend
+    monkeypatch.setattr(report, "_legend", legend)
+    report.plot(quick_results, tmp_path)
+    # zeckendorf.fib, the first panel, has no numpy by hand; the figure's legend does
+    zeckendorf = legends["zeckendorf.fib"]
+    assert "numpy by hand" in zeckendorf and "pure twin" in zeckendorf
+    assert any(label.startswith("floor") for label in zeckendorf)
+    assert any(label.startswith("compiled (") for label in zeckendorf)
+
+
+def test_a_quick_run_says_what_each_target_needs(quick_results):
+    rows = [row for row in report.targets(quick_results) if isinstance(row["met"], str)]
+    assert rows and all("set at N = 1e+07" in row["met"] for row in rows)
+    assert all("without --quick checks it" in row["met"] for row in rows)
+    text = report.markdown(quick_results)
+    for column in ("**N**", "**x floor**", "**threads**", "**call us**", "**peak MB**"):
+        assert f"- {column}:" in text
 
 
 def test_report_without_matplotlib(quick_results, tmp_path, monkeypatch):
@@ -113,7 +145,7 @@ def test_every_target_is_reported(quick_results):
     kernels = {case.name for case in CASES}
     for row in rows:
         if row["kernel"] in kernels or row["kernel"].startswith("fibnim classify"):
-            assert row["met"].startswith("not checked at N = "), row
+            assert row["met"].startswith("not checked: set at N = "), row
         else:  # the solvers' targets are set at the sizes they run
             assert row["met"] in (True, False), row
 

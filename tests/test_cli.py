@@ -64,7 +64,7 @@ def test_wythoff_command():
 def test_classify_random_prints_a_summary_on_stderr():
     result = fibnim("classify", "--random", "5000", "--game", "wythoff", "--seed", "3")
     assert result.returncode == 0, result.stderr
-    assert result.stdout == "" and result.stderr.startswith("wythoff: 5000 positions, ")
+    assert result.stdout == "" and result.stderr.startswith("wythoff: 5,000 random positions: ")
     assert f"backend {_backend.name()}" in result.stderr and "positions/s" in result.stderr
 
 
@@ -87,7 +87,8 @@ def test_json_summary(tmp_path, to_stdout):
     else:
         assert summary["peak_mb"] is None
     data = result.stdout if to_stdout else (tmp_path / "out.csv").read_text()
-    assert data.splitlines()[0] == "pile_1,pile_2,pile_3,outcome,move_1,move_2,move_3"
+    assert data.splitlines()[0] == "pile_1,pile_2,pile_3,is_p,move_1,move_2,move_3"
+    assert summary["piles"] == ["pile_1", "pile_2", "pile_3"]
 
 
 def positions_for(game: str, rows: int, seed: int = 1) -> np.ndarray:
@@ -148,7 +149,7 @@ def test_text_round_trip(tmp_path, suffix, delimiter, header):
     assert result.returncode == 0, result.stderr
     names, rows = read_text(tmp_path / f"out{suffix}", delimiter)
     piles = ["small", "large"] if header else ["pile_1", "pile_2"]
-    assert names == [*piles, "outcome", "move_1", "move_2"]
+    assert names == [*piles, "is_p", "move_1", "move_2"]
     assert rows == expected_rows(positions, "global-fibonacci-nim", 5)
 
 
@@ -158,7 +159,7 @@ def test_stdin_to_stdout():
     result = fibnim("classify", "-", "-o", "-", "--game", "nim", stdin=text)
     assert result.returncode == 0, result.stderr
     header, *lines = result.stdout.splitlines()
-    assert header == "pile_1,pile_2,pile_3,outcome,move_1,move_2,move_3"
+    assert header == "pile_1,pile_2,pile_3,is_p,move_1,move_2,move_3"
     assert [line.split(",") for line in lines] == expected_rows(positions, "nim")
 
 
@@ -181,7 +182,8 @@ def test_parquet_round_trip(tmp_path):
     )
     assert result.returncode == 0, result.stderr
     out = pq.read_table(tmp_path / "out.parquet").to_pydict()
-    assert list(out) == ["x", "y", "outcome", "move_1", "move_2"]
+    assert list(out) == ["x", "y", "is_p", "move_1", "move_2"]
+    out["is_p"] = ["P" if p else "N" for p in out["is_p"]]  # a boolean in parquet
     columns = list(out.values())
     rows = [[str(v) if v is not None else "" for v in row] for row in zip(*columns, strict=True)]
     assert rows == expected_rows(positions, "wythoff")
@@ -524,7 +526,7 @@ def test_a_parquet_dataset_of_mixed_integer_types_is_read_exactly(tmp_path):
     result = fibnim("classify", "dataset", "-o", "out", "--game", "nim", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     frame = pq.read_table(tmp_path / "out").to_pandas()
-    assert frame["x"].tolist() == [2**53 + 1, 3] and frame["outcome"].tolist() == ["N", "N"]
+    assert frame["x"].tolist() == [2**53 + 1, 3] and frame["is_p"].tolist() == [False, False]
 
 
 def test_a_parquet_dataset_on_a_local_cluster(tmp_path):
@@ -548,14 +550,15 @@ def test_a_parquet_dataset_on_a_local_cluster(tmp_path):
     assert refused.returncode == 2 and "exists" in refused.stderr
     assert result.returncode == 0, result.stderr
     total = sum(len(p) for p in parts)
-    assert f"wythoff: {total} positions" in result.stderr and "9 partitions" in result.stderr
+    assert f"wythoff: {total:,} positions (piles x, y)" in result.stderr
+    assert "9 partitions" in result.stderr
     written = sorted((tmp_path / "out").glob("*.parquet"))
     assert len(written) == 9  # one per partition, written by the workers
     frame = pd.concat([pd.read_parquet(path) for path in written], ignore_index=True)
     positions = np.concatenate(parts)
     expected = classify(positions, "wythoff")
     assert (frame[["x", "y"]].to_numpy() == positions).all()
-    assert (frame["outcome"] == np.where(expected[:, 0] == 1, "P", "N")).all()
+    assert frame["is_p"].dtype == bool and (frame["is_p"] == (expected[:, 0] == 1)).all()
     assert str(frame["move_1"].dtype) == "Int64"
     assert (frame["move_1"].fillna(-1).to_numpy() == expected[:, 1]).all()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["dataset", "out"]  # nothing else
@@ -656,3 +659,25 @@ def test_pictures_without_matplotlib_are_a_clear_usage_error(tmp_path):
     assert result.returncode == 2
     assert 'needs matplotlib: pip install "fibnim[plot]"' in result.stderr
     assert not (tmp_path / "p.png").exists()
+
+
+def test_exit_statuses_are_those_the_help_gives(tmp_path):
+    np.save(tmp_path / "in.npy", positions_for("wythoff", 10))
+    (tmp_path / "bad.csv").write_text("x,y\n3,-1\n")
+    (tmp_path / "taken.npy").write_bytes(b"")
+    game = ["--game", "wythoff"]
+    cases = [
+        (0, ["in.npy", "-o", "new.npy"]),
+        (1, ["bad.csv", "-o", "never.csv"]),  # bad data
+        (2, ["missing.npy", "-o", "never.npy"]),  # an input that does not exist
+        (2, ["in.npy", "-o", "taken.npy"]),  # an output in the way
+        (2, ["in.npy", "-o", "never.txt"]),  # an unknown format
+        (2, ["in.npy", "-o", "never.npy", "--columns", "0,5"]),  # no such column
+        (2, ["in.npy", "-o", "never.npy", "--no-such-option"]),
+    ]
+    for status, arguments in cases:
+        result = fibnim("classify", *arguments, *game, cwd=tmp_path)
+        assert result.returncode == status, (arguments, result.stderr)
+    assert not any(path.name.startswith("never") for path in tmp_path.iterdir())
+    help_text = fibnim("classify", "--help").stdout
+    assert "exit status: 0 done; 1 bad data" in help_text and "2 a bad command" in help_text

@@ -665,5 +665,5 @@ def test_a_reader_that_goes_away_ends_the_run_quietly(tmp_path):
     err = process.stderr.read()
     process.stderr.close()
     process.wait(timeout=60)
-    assert header.startswith(b"pile_1,pile_2,pile_3,outcome")
+    assert header.startswith(b"pile_1,pile_2,pile_3,is_p")
     assert (process.returncode, err) == (0, b"")

@@ -14,14 +14,6 @@ pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")
 
 
-@pytest.fixture(params=["arrow", "own"])
-def text_path(request, monkeypatch):
-    """Each test runs with pyarrow reading and writing CSV, and without it."""
-    if request.param == "own":
-        monkeypatch.setenv("FIBNIM_NO_ARROW", "1")
-    return request.param
-
-
 @pytest.fixture
 def files(tmp_path, monkeypatch, capsys):
     """`fibnim classify ARGUMENTS -q --force` in tmp_path, in this process: (status, stderr)."""
@@ -81,7 +73,7 @@ def test_text_as_users_have_it(tmp_path, text_path, text, header, rows, files):
     status, err = files("in.csv", "-o", "out.csv", "--game", "wythoff")
     assert status == 0, err
     written = (tmp_path / "out.csv").read_text()
-    assert written == f"{header},outcome,move_1,move_2\n" + "".join(r + "\n" for r in rows)
+    assert written == f"{header},is_p,move_1,move_2\n" + "".join(r + "\n" for r in rows)
 
 
 def test_header_and_delimiter_options(tmp_path, text_path, files):
@@ -90,7 +82,7 @@ def test_header_and_delimiter_options(tmp_path, text_path, files):
         "in.csv", "-o", "out.csv", "--game", "wythoff", "--header", "--delimiter", ";"
     )
     assert status == 0, err
-    assert (tmp_path / "out.csv").read_text() == "3;5;outcome;move_1;move_2\n4;6;N;3;5\n"
+    assert (tmp_path / "out.csv").read_text() == "3;5;is_p;move_1;move_2\n4;6;N;3;5\n"
     (tmp_path / "in.tsv").write_text("x\ty\n3\t5\n")
     status, err = files("in.tsv", "-o", "out.tsv", "--game", "wythoff", "--no-header")
     assert status == 1
@@ -164,7 +156,7 @@ def test_parquet_moves_are_nullable_integers_in_pandas(tmp_path, files):
     assert frame["move_1"].isna().tolist()[:1] == [True]
     expected = classify(piles, "wythoff")
     assert (frame["move_2"].fillna(-1).to_numpy() == expected[:, 2]).all()
-    assert (frame["outcome"] == np.where(expected[:, 0] == 1, "P", "N")).all()
+    assert frame["is_p"].dtype == bool and (frame["is_p"] == (expected[:, 0] == 1)).all()
 
 
 # Field texts as files have them: decimal integers only are read, by both readers
@@ -263,7 +255,7 @@ def test_pyarrow_blocks_of_any_size_give_the_own_readers_rows(tmp_path, monkeypa
         source = source_type(str(tmp_path / "in.csv"), ",")
         chunks: list[tuple[int, list[list[int]]]] = []
         try:
-            for start, rows in source.chunks(2):
+            for start, rows, _ in source.chunks(2):
                 chunks.append((start, rows.tolist()))
         except _files.DataError as error:
             return chunks, str(error)

@@ -149,3 +149,22 @@ def test_without_matplotlib_the_error_says_what_to_install():
 def test_import_fibnim_does_not_import_matplotlib():
     code = "import sys, fibnim, fibnim.plot; print('matplotlib' in sys.modules)"
     assert python_output(code).strip() == "False"
+
+
+@pytest.mark.parametrize(
+    "draw",
+    [
+        lambda: plot.wythoff_board(20),  # the gallery's board: 12.5 and 17.5 before
+        lambda: plot.wythoff_board(7, moves=True),
+        lambda: plot.wythoff_position(24, 32),
+        lambda: plot.wythoff_position(3, 5),
+        lambda: plot.fibonacci_nim_positions(20, r=3),
+        lambda: plot.grundy_map("king", 13),
+    ],
+)
+def test_board_axes_have_whole_number_ticks(draw):
+    # piles and cells are whole numbers: no tick at 12.5
+    ax = draw()
+    ax.figure.canvas.draw()
+    for ticks in (ax.get_xticks(), ax.get_yticks()):
+        assert len(ticks) >= 2 and np.array_equal(ticks, np.round(ticks))

@@ -31,6 +31,32 @@ from fibnim import _backend, _dask, _labelled, _stop, fibonacci_nim, solvers
 from fibnim._apply import CHUNK, INT64_MAX, UINT64_MAX, overlap, result_array
 from fibnim._checks import NONNEGATIVE, Bound, check_chunk, check_int, integers, one_int
 
+# The optional packages' objects that classify takes, the same kind out; by
+# what they have, so that fibnim's types need none of those packages (nor stubs
+# for them) and a numpy array is none of them.
+
+
+class DaskArray(Protocol):
+    """A dask array: a lazy dask array out, block by block."""
+
+    @property
+    def chunks(self) -> Any: ...
+
+
+class DataFrame(Protocol):
+    """A pandas DataFrame: a DataFrame out, on its index."""
+
+    @property
+    def columns(self) -> Any: ...
+
+
+class DataArray(Protocol):
+    """An xarray DataArray: a DataArray out, on its coordinates."""
+
+    @property
+    def coords(self) -> Any: ...
+
+
 _PILE = Bound(INT64_MAX, OverflowError, "is above 2**63 - 1 (classify answers in int64)")
 
 __all__ = ["GAMES", "Game", "classify", "random_positions"]
@@ -38,21 +64,6 @@ __all__ = ["GAMES", "Game", "classify", "random_positions"]
 # A fused kernel over one chunk of rows, bound to its game and bound:
 # run(piles, out, limit) -> the first bad row, or -1 (see fibnim_c/wythoff.pxi).
 Run = Callable[[NDArray[np.uint64], NDArray[np.int64], int], int]
-
-
-class _Chunked(Protocol):  # a dask array: a lazy dask array out
-    @property
-    def chunks(self) -> Any: ...
-
-
-class _Indexed(Protocol):  # a pandas DataFrame: a DataFrame out, on its index
-    @property
-    def columns(self) -> Any: ...
-
-
-class _Labelled(Protocol):  # an xarray DataArray: a DataArray out, on its coordinates
-    @property
-    def coords(self) -> Any: ...
 
 
 #: The games' names, as `classify` takes them (the keys of GAMES).
@@ -183,17 +194,26 @@ def classify(
     game: GameName,
     bound: int | None = ...,
     *,
+    columns: Sequence[int] | None = ...,
     out: NDArray[np.int64] | None = ...,
 ) -> NDArray[np.int64]: ...
 @overload
 def classify(
-    positions: _Chunked | _Indexed | _Labelled,
+    positions: DaskArray | DataFrame | DataArray,
     game: GameName,
     bound: int | None = ...,
     *,
+    columns: Sequence[Any] | None = ...,
     out: NDArray[np.int64] | None = ...,
 ) -> Any: ...
-def classify(positions: Any, game: GameName, bound: int | None = None, *, out: Any = None) -> Any:
+def classify(
+    positions: Any,
+    game: GameName,
+    bound: int | None = None,
+    *,
+    columns: Sequence[Any] | None = None,
+    out: Any = None,
+) -> Any:
     """Outcome and winning move of every position (row) of positions.
 
     One pass over the rows, a chunk at a time, by the game's fused kernel: each
@@ -212,6 +232,11 @@ def classify(positions: Any, game: GameName, bound: int | None = None, *, out: A
         The bound on the next take where the game has one: fibonacci-nim (None
         is the opening bound n - 1), global-fibonacci-nim and power-nim (None:
         no bound).
+    columns : sequence, optional
+        The pile columns, where positions has others too (an id, say): labels
+        of a DataFrame's columns, or indices of a 2-d array's. A DataFrame
+        then comes back whole, its other columns kept, with the answers'
+        columns after them; a 2-d array gives the answers of those columns.
     out : ndarray of int64, shape (N, 1 + k), optional
         Where the result goes (a memory map of an output file, say); it may
         overlap positions.
@@ -222,8 +247,10 @@ def classify(positions: Any, game: GameName, bound: int | None = None, *, out: A
         Column 0: 1 for a P-position, 0 for an N-position. Columns 1..k: the
         position a winning move leads to, -1 throughout where there is none.
         A dask array in, a lazy dask array out, block by block. A DataFrame
-        (or DataArray) in, one out on its index, with columns is_p, move_1 ..
-        move_k.
+        in, one out on its index, with columns is_p (bool) and move_1 ..
+        move_k (nullable Int64, <NA> where there is no move). A DataArray in,
+        one out on its first dimension, int64 as for an array, with a
+        dimension "column" labelled is_p, move_1 .. move_k.
 
     Raises
     ------
@@ -245,12 +272,20 @@ def classify(positions: Any, game: GameName, bound: int | None = None, *, out: A
     >>> result  # (4, 8) -> (4, 7), a safe pair
     array([[ 1, -1, -1],
            [ 0,  4,  7]])
+    >>> games = np.array([[101, 3, 5], [102, 4, 8]])  # an id, then the piles
+    >>> classify(games, "wythoff", columns=[1, 2])
+    array([[ 1, -1, -1],
+           [ 0,  4,  7]])
     """
+    if columns is not None:
+        return _classify_columns(positions, game, bound, columns, out)
     if out is None and bound is None and type(positions) is np.ndarray:
         quick = _quick(positions, game)
         if quick is not None:
             return quick
     if _labelled.library(positions) in _labelled.LIBRARIES:
+        if getattr(positions, "columns", None) is not None:
+            _check_frame(positions, game_named(game))
         result = classify(_labelled.values(positions), game, bound, out=out)
         return result if out is not None else _labelled.rows(result, positions)
     rules = game_named(game)
@@ -295,6 +330,55 @@ def classify(positions: Any, game: GameName, bound: int | None = None, *, out: A
     if target is not result:
         result[...] = target
     return result
+
+
+def _check_frame(frame: Any, rules: Game) -> None:
+    """A DataFrame whose column count does not fit the game: refused, naming
+    its columns (an id column is never taken for a pile)."""
+    try:
+        rules.check_piles(frame.shape[1])
+    except ValueError as error:
+        names = ", ".join(map(str, frame.columns))
+        raise ValueError(
+            f"{error}; its columns are {names}: choose the piles with columns=[...]"
+        ) from None
+
+
+def _classify_columns(
+    positions: Any, game: GameName, bound: int | None, columns: Sequence[Any], out: Any
+) -> Any:
+    """classify(positions, game, bound, columns=columns, out=out)."""
+    if isinstance(columns, (str, bytes)) or not isinstance(columns, Sequence):
+        raise TypeError(f"classify: columns= is a list of columns, not {columns!r}")
+    if _labelled.library(positions) == "pandas" and positions.ndim == 2:
+        names = list(positions.columns)
+        for name in columns:
+            if name not in names:
+                listing = ", ".join(map(str, names))
+                raise ValueError(f"classify: no column {name!r}; the columns are {listing}")
+        if len(set(columns)) < len(columns):
+            raise ValueError(f"classify: columns={list(columns)!r} names a column twice")
+        result = classify(positions[list(columns)], game, bound, out=out)
+        if out is not None:
+            return result
+        if taken := set(names) & set(result.columns):
+            raise ValueError(
+                f"classify: the frame has a column named {sorted(taken)[0]!r}, as one of the "
+                "answers' columns is; rename it"
+            )
+        return positions.join(result)
+    if type(positions) is np.ndarray and positions.ndim == 2:
+        pick = [one_int(j, "classify", "columns") for j in columns]
+        for j in pick:
+            if not -positions.shape[1] <= j < positions.shape[1]:
+                raise ValueError(
+                    f"classify: no column {j}; positions has {positions.shape[1]} columns"
+                )
+        return classify(positions[:, pick], game, bound, out=out)
+    raise TypeError(
+        "classify: columns= chooses the piles of a pandas DataFrame or a 2-d numpy array, "
+        f"not of {type(positions).__name__}"
+    )
 
 
 _WORDS = frozenset({np.dtype(np.int64), np.dtype(np.uint64)})

@@ -69,15 +69,38 @@ def _parquet() -> Any:
 # --- sources ---------------------------------------------------------------------------
 
 
+# The input's columns as the output repeats them, where --columns chose some of
+# them as piles: one array per column (numpy or Arrow), in the input's order.
+Kept = list[Any] | None
+Chunk = tuple[int, NDArray[np.int64], Kept]
+
+
 class Source:
-    """Rows of positions: `columns` (their names), `rows` (None if unknown until
-    read), and `chunks(size)` giving (first row, int64 array (m, k)) in order."""
+    """Rows of positions: `columns` (the input's column names), `pick` (where
+    --columns chose the piles among them; None: every column is a pile), `rows`
+    (None if unknown until read), and `chunks(size)` giving, in order, (first
+    row, the piles as an int64 array (m, k), the input's columns as they are
+    (`Kept`; None without `pick`))."""
 
     name: str
     columns: list[str]
     rows: int | None = None
+    pick: list[int] | None = None
+    named = True  # whether the columns have names of the input's own (a header)
 
-    def chunks(self, size: int) -> Iterator[tuple[int, NDArray[np.int64]]]:
+    @property
+    def piles(self) -> list[str]:
+        """The names of the pile columns."""
+        return self.columns if self.pick is None else [self.columns[j] for j in self.pick]
+
+    def choose(self, spec: str) -> None:
+        """--columns spec: the pile columns, by name or by 0-based index."""
+        self.pick = pile_columns(self.columns, spec, self.name, self.named)
+
+    def check(self) -> None:
+        """Refuse, once the piles are chosen, what cannot be piles (before any row is read)."""
+
+    def chunks(self, size: int) -> Iterator[Chunk]:
         raise NotImplementedError
 
     def close(self) -> None:
@@ -88,20 +111,57 @@ def _pile_names(k: int) -> list[str]:
     return [f"pile_{j + 1}" for j in range(k)]
 
 
+def pile_columns(names: list[str], spec: str, where: str, named: bool = True) -> list[int]:
+    """Where the piles are among an input's columns, from --columns: a
+    comma-separated list of column names, or of 0-based column indices (the only
+    choice where the columns have no names of their own: a .npy, a CSV without
+    a header). UsageError, listing the columns, for one that is not there."""
+    items = [item.strip() for item in spec.split(",")]
+    listing = f"its columns: {', '.join(names)}" if named else f"it has {len(names)} columns"
+    if not all(items):
+        raise UsageError(f"--columns {spec!r}: an empty column name")
+    if all(_is_integer(item) for item in items) and not (named and set(items) <= set(names)):
+        pick = [int(item) for item in items]
+        for j in pick:
+            if not 0 <= j < len(names):
+                raise UsageError(
+                    f"--columns: {where} has no column {j} (counted from 0); {listing}"
+                )
+    elif not named:
+        raise UsageError(
+            f"--columns {spec!r}: {where} has no column names; give indices (counted from 0); "
+            f"{listing}"
+        )
+    else:
+        for item in items:
+            if item not in names:
+                raise UsageError(f"--columns: {where} has no column {item!r}; {listing}")
+        pick = [names.index(item) for item in items]
+    if len(set(pick)) < len(pick):
+        raise UsageError(f"--columns {spec!r}: a column is named twice")
+    return pick
+
+
 def checked(
-    name: str, block: NDArray[Any] | list[NDArray[Any]], first: int, unit: str
+    name: str,
+    block: NDArray[Any] | list[NDArray[Any]],
+    first: int,
+    unit: str,
+    where: list[int] | None = None,
 ) -> NDArray[np.int64]:
     """block (an integer array (m, k), or its k columns, each of its own integer
     type) as int64, exactly, refusing negative values and values above int64
     with their true value, row (0-based, counted from the first data row) and
-    column. Columns are never stacked before the check: numpy stacks uint64
-    beside int64 as float64, which rounds above 2**53."""
+    column (1-based; `where`: the input's column of each, 0-based). Columns are
+    never stacked before the check: numpy stacks uint64 beside int64 as float64,
+    which rounds above 2**53."""
     columns = list(block.T) if isinstance(block, np.ndarray) else block
+    place = where or list(range(len(columns)))
     for column, values in enumerate(columns):
         if values.dtype.kind == "u" and values.size and values.max() > INT64_MAX:
             row = int(np.argmax(values > INT64_MAX))
             raise DataError(
-                f"{name}: {unit} {first + row}, column {column + 1}: "
+                f"{name}: {unit} {first + row}, column {place[column] + 1}: "
                 f"{values[row]} is too large for int64"
             )
     if isinstance(block, np.ndarray):
@@ -113,7 +173,8 @@ def checked(
     if block.size and block.min() < 0:
         row, column = np.argwhere(block < 0)[0]
         raise DataError(
-            f"{name}: {unit} {first + row}, column {column + 1}: {block[row, column]} is negative"
+            f"{name}: {unit} {first + row}, column {place[column] + 1}: "
+            f"{block[row, column]} is negative"
         )
     return block
 
@@ -149,6 +210,7 @@ class NpySource(Source):
         self.rows = shape[0]
         self.width = shape[1] if len(shape) == 2 else 1
         self.columns = _pile_names(self.width)
+        self.named = False
 
     def window(
         self, start: int, stop: int, buffer: NDArray[np.uint8] | None = None
@@ -194,14 +256,19 @@ class NpySource(Source):
             f"({end} bytes; did it change while fibnim read it?)"
         )
 
-    def read(self, start: int, stop: int) -> NDArray[np.int64]:
-        """Rows start..stop as a checked int64 array of their own."""
-        return checked(self.name, self.window(start, stop), start, "row")
+    def read(self, start: int, stop: int) -> Chunk:
+        """Rows start..stop: their piles as a checked int64 array of their own,
+        and their columns (`Kept`)."""
+        rows = self.window(start, stop)
+        if self.pick is None:
+            return start, checked(self.name, rows, start, "row"), None
+        piles = checked(self.name, rows[:, self.pick], start, "row", self.pick)
+        return start, piles, list(rows.T)
 
-    def chunks(self, size: int) -> Iterator[tuple[int, NDArray[np.int64]]]:
+    def chunks(self, size: int) -> Iterator[Chunk]:
         assert self.rows is not None
         for start in range(0, self.rows, size):
-            yield start, self.read(start, min(start + size, self.rows))
+            yield self.read(start, min(start + size, self.rows))
 
 
 class TextSource(Source):
@@ -235,6 +302,7 @@ class TextSource(Source):
         fields = self._fields(first[1])
         if header is None:
             header = not _is_integer(fields[0])
+        self.named = header
         if header:
             self.columns = fields
         else:
@@ -243,8 +311,9 @@ class TextSource(Source):
         self.header_lines = first[0] if header else first[0] - 1  # lines before the data
         self.width = len(self.columns)
 
-    def _fields(self, text: str) -> list[str]:
-        return [f.strip() for f in next(csv.reader([text], delimiter=self.delimiter))]
+    def _fields(self, text: str, strip: bool = True) -> list[str]:
+        fields = next(csv.reader([text], delimiter=self.delimiter))
+        return [f.strip() for f in fields] if strip else fields
 
     def _next_line(self) -> tuple[int, str] | None:
         for text in self.file:
@@ -254,7 +323,7 @@ class TextSource(Source):
                 return self.line, text
         return None
 
-    def chunks(self, size: int) -> Iterator[tuple[int, NDArray[np.int64]]]:
+    def chunks(self, size: int) -> Iterator[Chunk]:
         first = 0
         while True:
             number = self.line + 1 - len(self.pending)  # the first line's number
@@ -264,10 +333,34 @@ class TextSource(Source):
             self.line = number + len(lines) - 1
             if not lines:
                 return
-            block = self._parse(number, lines)
+            if self.pick is None:
+                block, kept = self._parse(number, lines), None
+            else:
+                block, kept = self._parse_picked(number, lines, self.pick)
             if len(block):
-                yield first, block
+                yield first, block, kept
             first += len(block)
+
+    def _parse_picked(
+        self, number: int, lines: list[str], pick: list[int]
+    ) -> tuple[NDArray[np.int64], Kept]:
+        """The piles of lines (the columns `pick`), and every column: the piles
+        as their values, the others as their text; as pyarrow's reader gives
+        them, so that a file that one reader starts and the other finishes
+        keeps its types."""
+        rows = []
+        for i, line in enumerate(lines):
+            if line.strip():  # the fields as they are: pyarrow does not strip text
+                rows.append(self._row_fields(number + i, line.rstrip("\r\n"), strip=False))
+        piles = np.empty((len(rows), len(pick)), dtype=np.int64)
+        for r, (where, fields) in enumerate(rows):
+            piles[r] = [self._value(where, j + 1, fields[j].strip()) for j in pick]
+        kept = [
+            np.array([fields[j] for _, fields in rows], dtype=object) for j in range(self.width)
+        ]
+        for column, j in enumerate(pick):
+            kept[j] = piles[:, column]
+        return piles, kept
 
     def _parse(self, number: int, lines: list[str]) -> NDArray[np.int64]:
         """The rows of lines (blank ones skipped), the first of which is line
@@ -298,22 +391,28 @@ class TextSource(Source):
         return np.array(rows, dtype=np.int64).reshape(len(rows), self.width)
 
     def _parse_line(self, number: int, text: str) -> list[int]:
+        where, fields = self._row_fields(number, text)
+        return [self._value(where, column, field) for column, field in enumerate(fields, 1)]
+
+    def _row_fields(self, number: int, text: str, strip: bool = True) -> tuple[str, list[str]]:
+        """Line `number`'s place ("file:line") and its fields, as many as the columns."""
         where = f"{self.name}:{number}"
         _check_utf8(where, text)
-        fields = self._fields(text)
+        fields = self._fields(text, strip)
         if len(fields) != self.width:
             raise DataError(f"{where}: {len(fields)} columns, expected {self.width}: {text!r}")
-        values = []
-        for column, field in enumerate(fields, start=1):
-            if not _is_integer(field):
-                raise DataError(f"{where}: column {column}: {field!r} is not an integer")
-            value = int(field)
-            if value < 0:
-                raise DataError(f"{where}: column {column}: {value} is negative")
-            if value > INT64_MAX:
-                raise DataError(f"{where}: column {column}: {value} is too large for int64")
-            values.append(value)
-        return values
+        return where, fields
+
+    def _value(self, where: str, column: int, field: str) -> int:
+        """A pile's field as its value; column counts from 1."""
+        if not _is_integer(field):
+            raise DataError(f"{where}: column {column}: {field!r} is not an integer")
+        value = int(field)
+        if value < 0:
+            raise DataError(f"{where}: column {column}: {value} is negative")
+        if value > INT64_MAX:
+            raise DataError(f"{where}: column {column}: {value} is too large for int64")
+        return value
 
     def close(self) -> None:
         if self.path == "-":
@@ -330,15 +429,19 @@ class ArrowTextSource(TextSource):
     line as it always does, so the rows and the errors are the same on both
     paths."""
 
-    def chunks(self, size: int) -> Iterator[tuple[int, NDArray[np.int64]]]:
+    def chunks(self, size: int) -> Iterator[Chunk]:
         import pyarrow as pa
         import pyarrow.csv as pacsv
 
         names = [f"c{j}" for j in range(self.width)]
+        pick = list(range(self.width)) if self.pick is None else self.pick
+        types = {name: pa.string() for name in names}  # the columns that are not piles
+        types.update({names[j]: pa.int64() for j in pick})
         parse = pacsv.ParseOptions(delimiter=self.delimiter)
-        convert = pacsv.ConvertOptions(column_types={name: pa.int64() for name in names})
+        convert = pacsv.ConvertOptions(column_types=types)
         first = 0  # the first row not yet handed out
         gathered: list[NDArray[Any]] = []
+        kept: list[list[Any]] = []  # each batch's columns, where --columns chose the piles
         rows = 0
         try:
             with open(self.path, "rb") as file:
@@ -360,27 +463,38 @@ class ArrowTextSource(TextSource):
                         convert_options=convert,
                     )
                     for batch in table.to_batches():
-                        if any(column.null_count for column in batch.columns):
+                        piles = [batch.column(j) for j in pick]
+                        if any(column.null_count for column in piles):
                             raise pa.ArrowInvalid("an empty field")
-                        block = np.column_stack([_integers(column) for column in batch.columns])
+                        block = np.column_stack([_integers(column) for column in piles])
                         if block.size and block.min() < 0:
                             raise pa.ArrowInvalid("a negative value")
                         gathered.append(block)
+                        kept.append(batch.columns)
                         rows += len(block)
                     if rows >= size:
-                        yield first, np.concatenate(gathered)
-                        first, gathered, rows = first + rows, [], 0
+                        yield first, np.concatenate(gathered), self._kept(kept)
+                        first, gathered, kept, rows = first + rows, [], [], 0
             if gathered:
-                yield first, np.concatenate(gathered)
+                yield first, np.concatenate(gathered), self._kept(kept)
         except (pa.ArrowInvalid, _NotDecimal):
             yield from self._slowly_from(first, size)
 
-    def _slowly_from(self, row: int, size: int) -> Iterator[tuple[int, NDArray[np.int64]]]:
+    def _kept(self, batches: list[list[Any]]) -> Kept:
+        import pyarrow as pa
+
+        if self.pick is None:
+            return None
+        return [pa.concat_arrays([batch[j] for batch in batches]) for j in range(self.width)]
+
+    def _slowly_from(self, row: int, size: int) -> Iterator[Chunk]:
         again = TextSource(self.path, self.delimiter, header=self.header_lines > 0)
+        again.pick = self.pick
         try:
-            for start, block in again.chunks(size):
+            for start, block, kept in again.chunks(size):
                 if start + len(block) > row:
-                    yield max(start, row), block[max(row - start, 0) :]
+                    skip = max(row - start, 0)
+                    yield max(start, row), block[skip:], kept and [c[skip:] for c in kept]
         finally:
             again.close()
 
@@ -452,6 +566,16 @@ def _int64_array(values: NDArray[Any], valid: NDArray[np.bool_] | None = None) -
     return pa.Array.from_buffers(pa.int64(), len(values), [bits, data], null_count=nulls)
 
 
+def _arrow_column(column: Any) -> Any:
+    """A column of the input as the output repeats it: an Arrow array as it is,
+    a numpy array of integers or of text (the fields of a CSV line) as one."""
+    import pyarrow as pa
+
+    if isinstance(column, pa.Array):
+        return column
+    return pa.array(column, type=pa.string() if column.dtype == object else None)
+
+
 _DECIMAL = re.compile(r"[+-]?[0-9]+")
 _UNDECODED = re.compile("[\udc80-\udcff]")  # a byte that was not UTF-8 (surrogateescape)
 
@@ -483,26 +607,38 @@ class ParquetSource(Source):
             raise UsageError(f"{path}: no such file") from None
         except Exception as error:  # pyarrow's errors have no common base worth naming
             raise DataError(f"{path}: not a parquet file ({error})") from None
-        schema = self.file.schema_arrow
-        self.columns = list(schema.names)
-        for field in schema:
-            if field.type.id not in _integer_type_ids():
-                raise DataError(f"{path}: column {field.name!r} holds {field.type}, not integers")
+        self.columns = list(self.file.schema_arrow.names)
         self.rows = self.file.metadata.num_rows
         self.width = len(self.columns)
 
-    def chunks(self, size: int) -> Iterator[tuple[int, NDArray[np.int64]]]:
+    def check(self) -> None:
+        """Refuse a pile column that does not hold integers."""
+        schema = self.file.schema_arrow
+        for j in range(self.width) if self.pick is None else self.pick:
+            field = schema.field(j)
+            if field.type.id not in _integer_type_ids():
+                raise DataError(
+                    f"{self.name}: column {field.name!r} holds {field.type}, not integers"
+                    + ("" if self.pick else "; choose the pile columns with --columns")
+                )
+
+    def chunks(self, size: int) -> Iterator[Chunk]:
         first = 0
+        pick = list(range(self.width)) if self.pick is None else self.pick
         # on one thread: arrow's threaded reader crashed (SIGSEGV) when an
         # allocation failed, and two integer columns gain little from threads
         for batch in self.file.iter_batches(batch_size=size, use_threads=False):
             columns = []
-            for name, column in zip(self.columns, batch.columns, strict=True):
+            for j in pick:
+                column = batch.column(j)
                 if column.null_count:
                     row = first + int(np.flatnonzero(column.is_null().to_numpy(False))[0])
-                    raise DataError(f"{self.name}: row {row}, column {name!r}: no value (null)")
+                    raise DataError(
+                        f"{self.name}: row {row}, column {self.columns[j]!r}: no value (null)"
+                    )
                 columns.append(_integers(column))
-            yield first, checked(self.name, columns, first, "row")
+            piles = checked(self.name, columns, first, "row", pick)
+            yield first, piles, None if self.pick is None else batch.columns
             first += batch.num_rows
 
 
@@ -513,18 +649,35 @@ def _integer_type_ids() -> set[int]:
     return {t.id for t in types}
 
 
-def open_source(path: str, header: bool | None = None, delimiter: str | None = None) -> Source:
+def open_source(
+    path: str,
+    header: bool | None = None,
+    delimiter: str | None = None,
+    columns: str | None = None,
+) -> Source:
+    """The source of path by its format; `columns`: --columns, the pile columns."""
+    source: Source
     kind = kind_of(path)
     if kind == ".npy":
         if path == "-":
             raise UsageError("stdin is read as CSV")
-        return NpySource(path)
-    if kind == ".parquet":
-        return ParquetSource(path)
-    delimiter = delimiter or ("\t" if kind == ".tsv" else ",")
-    if path != "-" and _has_arrow():
-        return ArrowTextSource(path, delimiter, header)
-    return TextSource(path, delimiter, header)
+        source = NpySource(path)
+    elif kind == ".parquet":
+        source = ParquetSource(path)
+    else:
+        delimiter = delimiter or ("\t" if kind == ".tsv" else ",")
+        if path != "-" and _has_arrow():
+            source = ArrowTextSource(path, delimiter, header)
+        else:
+            source = TextSource(path, delimiter, header)
+    try:
+        if columns is not None:
+            source.choose(columns)
+        source.check()
+    except BaseException:
+        source.close()
+        raise
+    return source
 
 
 def hold_arrow(threads: int, *paths: str | None) -> None:
@@ -587,7 +740,10 @@ class Sink:
 
     .npy: int64 (N, 1 + k), column 0 is 1 for P and 0 for N, then the target
     position (-1 where there is none). CSV/TSV/parquet: the input columns, then
-    `outcome` (P or N), then `move_1` .. `move_k` (empty where there is none).
+    `is_p` (parquet: a boolean; CSV/TSV: P or N), then `move_1` .. `move_k`
+    (parquet: null, CSV/TSV: an empty cell, where there is none). `columns`
+    are the input's columns, `pick` where the piles are among them (None: all
+    of them are piles).
     """
 
     def __init__(
@@ -597,6 +753,7 @@ class Sink:
         rows: int | None,
         force: bool,
         delimiter: str | None = None,
+        pick: list[int] | None = None,
     ) -> None:
         self.path = path
         self.kind = kind_of(path)
@@ -604,6 +761,13 @@ class Sink:
         self.arrow = self.kind in (".csv", ".tsv") and _has_arrow()
         self.csv: Any = None
         self.columns = columns
+        self.pick = pick
+        self.piles = len(columns) if pick is None else len(pick)
+        if self.kind != ".npy" and (taken := set(columns) & set(self._names()[len(columns) :])):
+            raise UsageError(
+                f"{path}: the input has a column named {sorted(taken)[0]!r}, as one of the "
+                "answers' columns is; rename it"
+            )
         self.rows = rows
         self.written = 0
         if path != "-" and os.path.exists(path) and not force:
@@ -622,7 +786,7 @@ class Sink:
 
     @_naming_output
     def _start(self) -> None:
-        k = len(self.columns)
+        k = self.piles
         if self.kind == ".npy":
             self.stream.write(_npy_header(self.rows or 0, 1 + k))
             self.stream.flush()  # the header, before any row is put after it
@@ -647,7 +811,7 @@ class Sink:
         the output the kernel would fault in every page of it, and ext4 would
         prepare each for writing: in fibnim bench, about a third slower.)"""
         assert self.direct
-        width = 1 + len(self.columns)
+        width = 1 + self.piles
         data = memoryview(np.ascontiguousarray(result, dtype="<i8").data).cast("B")
         offset = NPY_HEADER + start * width * 8
         while data:  # a large write may be done in parts
@@ -655,34 +819,41 @@ class Sink:
             data, offset = data[written:], offset + written
 
     @_naming_output
-    def write(self, positions: NDArray[Any], result: NDArray[np.int64] | None, rows: int) -> None:
-        """The next `rows` rows: positions and their result (None: `put` wrote
-        them already)."""
+    def write(
+        self,
+        positions: NDArray[Any],
+        result: NDArray[np.int64] | None,
+        rows: int,
+        kept: Kept = None,
+    ) -> None:
+        """The next `rows` rows: positions (their piles), their result (None:
+        `put` wrote them already) and, where --columns chose the piles, the
+        input's columns (`Kept`), which the output repeats."""
         if result is None:
             self.written += rows
             return
         if self.kind == ".npy":
             self.stream.write(np.ascontiguousarray(result, dtype="<i8").tobytes())
         elif self.kind == ".parquet":
-            table = self._table(positions, result)
+            table = self._table(result, self._inputs(positions, kept))
             if self.parquet is None:
                 _, pq = _parquet()
-                # a dictionary only for "P"/"N": on the integer columns it
-                # grew to its page limit and was dropped, costing 40 MB of peak
-                # memory and a third of the time on 10**7 rows
-                self.parquet = pq.ParquetWriter(
-                    self.stream, table.schema, use_dictionary=["outcome"]
-                )
+                # no dictionary: on the integer columns it grew to its page
+                # limit and was dropped, costing 40 MB of peak memory and a
+                # third of the time on 10**7 rows
+                self.parquet = pq.ParquetWriter(self.stream, table.schema, use_dictionary=False)
             # row groups of ROW_GROUP rows whatever the chunks: small ones
             # made writing and reading the file slower
             self.pending.append(table)
             self.pending_rows += len(table)
             if self.pending_rows >= ROW_GROUP:
                 self._flush_rows(last=False)
+        elif kept is not None:
+            self._write_kept(kept, result)
         elif self.arrow:
             import pyarrow.csv as pacsv
 
-            table = self._table(positions, result)
+            table = self._table(result, self._inputs(positions, None))
             if self.csv is None:
                 options = pacsv.WriteOptions(
                     include_header=False, delimiter=self.delimiter, quoting_style="none"
@@ -718,33 +889,82 @@ class Sink:
         rest = table.slice(whole)
         self.pending, self.pending_rows = ([rest] if len(rest) else []), len(rest)
 
-    def _names(self) -> list[str]:
-        return [*self.columns, "outcome", *(f"move_{j + 1}" for j in range(len(self.columns)))]
+    def _write_kept(self, kept: list[Any], result: NDArray[np.int64]) -> None:
+        """CSV/TSV rows where --columns chose the piles: the input's columns as
+        they came, then is_p and the moves; quoted where a field needs it (as
+        Python's csv module quotes), so that both paths write the same bytes.
+        By pyarrow where no field of the chunk needs quotes."""
+        if self.arrow and not any(map(self._needs_quotes, kept)):
+            import pyarrow as pa
+            import pyarrow.csv as pacsv
 
-    def _table(self, positions: NDArray[Any], result: NDArray[np.int64]) -> Any:
-        """The rows as an Arrow table: the piles, outcome ("P" or "N"), and the
-        moves as int64 with nulls where there is none."""
+            table = self._table(result, self._inputs(None, kept))
+            buffer = pa.BufferOutputStream()
+            options = pacsv.WriteOptions(
+                include_header=False, delimiter=self.delimiter, quoting_style="none"
+            )
+            pacsv.write_csv(table, buffer, write_options=options)
+            self.stream.write(buffer.getvalue().to_pybytes())
+            return
+        text = io.StringIO()
+        writer = csv.writer(text, delimiter=self.delimiter, lineterminator="\n")
+        inputs = [c.to_pylist() if hasattr(c, "to_pylist") else c.tolist() for c in kept]
+        outcome = np.where(result[:, 0] == 1, "P", "N").tolist()
+        moves = result[:, 1:].tolist()
+        for i, targets in enumerate(moves):
+            answers = [outcome[i], *("" if t < 0 else t for t in targets)]
+            writer.writerow([*(column[i] for column in inputs), *answers])
+        self.stream.write(text.getvalue().encode())
+
+    def _needs_quotes(self, column: Any) -> bool:
+        """Whether a text column has a field that a CSV writer must quote."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        column = _arrow_column(column)
+        if not pa.types.is_string(column.type) or not len(column):
+            return False
+        special = f'[{re.escape(self.delimiter)}"\r\n]'
+        return bool(pc.any(pc.match_substring_regex(column, special)).as_py())
+
+    def _names(self) -> list[str]:
+        return [*self.columns, "is_p", *(f"move_{j + 1}" for j in range(self.piles))]
+
+    @staticmethod
+    def _inputs(positions: NDArray[Any] | None, kept: Kept) -> list[Any]:
+        """The input's columns as Arrow arrays: the piles alone without --columns."""
+        if kept is not None:
+            return [_arrow_column(c) for c in kept]
+        assert positions is not None
+        return [_int64_array(positions[:, j]) for j in range(positions.shape[1])]
+
+    def _table(self, result: NDArray[np.int64], inputs: list[Any]) -> Any:
+        """The rows as an Arrow table: the input's columns, is_p (a boolean for
+        parquet, "P" or "N" for CSV), and the moves as int64 with nulls where
+        there is none."""
         import pyarrow as pa
 
         # Arrays made from their buffers: pa.array() of numpy loads pandas first
         # (where pandas is installed), which a short run would spend its time on.
-        m, k = positions.shape
-        arrays = [_int64_array(positions[:, j]) for j in range(k)]
-        # one byte per row, straight from the outcome column
-        letters = np.where(result[:, 0] == 1, ord("P"), ord("N")).astype(np.uint8)
-        offsets = np.arange(m + 1, dtype=np.int32)
-        arrays.append(pa.StringArray.from_buffers(m, pa.py_buffer(offsets), pa.py_buffer(letters)))
+        m, k = len(result), result.shape[1] - 1
+        arrays = list(inputs)
+        p = result[:, 0] == 1
+        if self.kind == ".parquet":
+            bits = pa.py_buffer(np.packbits(p, bitorder="little"))
+            arrays.append(pa.Array.from_buffers(pa.bool_(), m, [None, bits], null_count=0))
+        else:  # one byte per row, straight from the outcome column
+            letters = np.where(p, ord("P"), ord("N")).astype(np.uint8)
+            offsets = pa.py_buffer(np.arange(m + 1, dtype=np.int32))
+            arrays.append(pa.StringArray.from_buffers(m, offsets, pa.py_buffer(letters)))
         arrays += [_int64_array(result[:, 1 + j], result[:, 1 + j] >= 0) for j in range(k)]
-        return pa.Table.from_arrays(arrays, schema=self._schema())
+        return pa.Table.from_arrays(arrays, schema=self._schema([a.type for a in arrays]))
 
-    def _schema(self) -> Any:
-        """int64 piles and moves, a string outcome; pandas metadata that makes
+    def _schema(self, types: list[Any]) -> Any:
+        """The output's columns of these types, with pandas metadata that makes
         the moves nullable integers (Int64) in pandas rather than floats."""
         import pyarrow as pa
 
-        k = len(self.columns)
-        types = [pa.int64()] * k + [pa.string()] + [pa.int64()] * k
-        numpy_types = ["int64"] * k + ["object"] + ["Int64"] * k
+        names = self._names()
         pandas = {
             "index_columns": [],
             "column_indexes": [],
@@ -752,18 +972,17 @@ class Sink:
                 {
                     "name": name,
                     "field_name": name,
-                    "pandas_type": "unicode" if kind == "object" else "int64",
-                    "numpy_type": kind,
+                    "pandas_type": "int64",
+                    "numpy_type": "Int64",
                     "metadata": None,
                 }
-                for name, kind in zip(self._names(), numpy_types, strict=True)
+                for name in names[len(names) - self.piles :]
             ],
             "creator": {"library": "fibnim", "version": __version__},
             "pandas_version": "2.0.0",
         }
         return pa.schema(
-            list(zip(self._names(), types, strict=True)),
-            metadata={"pandas": json.dumps(pandas)},
+            list(zip(names, types, strict=True)), metadata={"pandas": json.dumps(pandas)}
         )
 
     @_naming_output
@@ -771,8 +990,13 @@ class Sink:
         """Finish the file and give it its name; `check` runs just before that
         and may raise to stop it (the file is then dropped)."""
         if self.kind == ".parquet" and self.parquet is None:  # no rows: the schema alone
-            k = len(self.columns)
-            self.write(np.empty((0, k), np.int64), np.empty((0, 1 + k), np.int64), 0)
+            k, kept = self.piles, None
+            if self.pick is not None:  # of the types they would have had: text but the piles
+                kept = [
+                    np.array([], dtype=np.int64 if j in self.pick else object)
+                    for j in range(len(self.columns))
+                ]
+            self.write(np.empty((0, k), np.int64), np.empty((0, 1 + k), np.int64), 0, kept)
         if self.parquet is not None:
             self._flush_rows(last=True)
             self.parquet.close()
@@ -782,7 +1006,7 @@ class Sink:
             raise DataError(f"{self.path}: {self.written} rows written, {self.rows} expected")
         if self.kind == ".npy" and self.rows is None:  # now the length is known
             self.stream.flush()
-            os.pwrite(self.stream.fileno(), _npy_header(self.written, 1 + len(self.columns)), 0)
+            os.pwrite(self.stream.fileno(), _npy_header(self.written, 1 + self.piles), 0)
         if self.atomic is not None:
             self.atomic.commit(check)
         else:

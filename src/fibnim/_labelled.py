@@ -183,12 +183,18 @@ def _as_xarray(result: Any, like: Any, name: Any, positions: bool) -> Any:
 
 def rows(result: Any, like: Any) -> Any:
     """classify's answers (N, 1 + k) for a DataFrame or DataArray of N positions:
-    columns is_p, move_1 .. move_k, on its index (or its first dimension)."""
+    columns is_p, move_1 .. move_k, on its index (or its first dimension). In
+    pandas, is_p is bool and the moves nullable integers (Int64, <NA> where
+    there is none); a DataArray holds one type, int64 as numpy's."""
     columns = ["is_p", *(f"move_{j + 1}" for j in range(result.shape[1] - 1))]
     if library(like) == "pandas":
         import pandas as pd
 
-        return pd.DataFrame(result, index=_index(like), columns=columns, copy=False)
+        answers: dict[str, Any] = {"is_p": result[:, 0] == 1}
+        for j, name in enumerate(columns[1:], start=1):
+            move = np.ascontiguousarray(result[:, j])
+            answers[name] = pd.arrays.IntegerArray(move, move < 0)
+        return pd.DataFrame(answers, index=_index(like), copy=False)
     import xarray as xr
 
     first = like.dims[0]

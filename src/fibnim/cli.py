@@ -34,10 +34,11 @@ import numpy as np
 from numpy.typing import NDArray
 
 import fibnim
-from fibnim import _backend, _labelled, _stop, wythoff
+from fibnim import _backend, _stop, wythoff
 from fibnim._classify import GAMES, GameName, classify, game_named, random_positions
 from fibnim._files import (
     DataError,
+    Kept,
     NpySource,
     Sink,
     Source,
@@ -46,6 +47,7 @@ from fibnim._files import (
     figure_format,
     hold_arrow,
     open_source,
+    pile_columns,
     save_figure,
 )
 
@@ -172,21 +174,29 @@ def _classify_parser(commands: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Classify every position (row) of INPUT as P or N and find its winning "
         "move, in chunks, on all cores.\n\ngames:\n" + games + "\n\n"
-        "INPUT: .npy (integers, shape (N, k), C or Fortran order; memory-mapped),\n"
+        "INPUT: .npy (integers, shape (N, k), C or Fortran order; read in chunks),\n"
         ".csv or .tsv (UTF-8; header optional, see --header), - for CSV on stdin,\n"
         ".parquet (with pyarrow), or a directory of parquet files (a dataset, run on\n"
-        "dask). OUTPUT in any of these (- is CSV on stdout; a directory for a dataset).\n"
-        "CSV/TSV/parquet get the input columns, then outcome (P or N), then move_1 ..\n"
-        "move_k, the position after the winning move (empty where there is none).\n"
-        ".npy gets int64 (N, 1 + k): 1 for P and 0 for N, then the target position (-1\n"
-        "where there is none). With pyarrow, CSV and TSV are read and written by it, to\n"
-        "the same bytes. The output appears only when the run succeeds.",
+        "dask). Every column is a pile unless --columns chooses the piles; the other\n"
+        "columns (an id, say) then pass through to the output unchanged.\n\n"
+        "OUTPUT in any of these (- is CSV on stdout; a directory for a dataset):\n"
+        "  format         columns                     is_p         no move\n"
+        "  .npy           is_p, move_1 .. move_k      int64 1 / 0  -1\n"
+        "  .csv, .tsv     input's, is_p, move_1 ..    P / N        empty cell\n"
+        "  .parquet       input's, is_p, move_1 ..    boolean      null\n"
+        "move_j is pile j (in the order of --columns) after the winning move. With\n"
+        "pyarrow, CSV and TSV are read and written by it, to the same bytes. The output\n"
+        "appears only when the run succeeds.",
         epilog="examples:\n"
         "  fibnim classify --random 10000000 --game wythoff\n"
         "  fibnim classify positions.npy -o results.npy --game wythoff\n"
         "  fibnim classify piles.csv -o out.csv --game fibonacci-nim --bound 10\n"
+        "  fibnim classify games.csv -o out.csv --game nim --columns a,b,c\n"
         "  cat piles.csv | fibnim classify - -o - --game nim\n"
-        "  fibnim classify dataset/ -o classified/ --game nim --dask tcp://host:8786",
+        "  fibnim classify dataset/ -o classified/ --game nim --dask tcp://host:8786\n\n"
+        "exit status: 0 done; 1 bad data, or a read or write that failed; 2 a bad command\n"
+        "line (an unknown option or format, --columns naming no column, a missing INPUT,\n"
+        "an OUTPUT in the way without --force); 130 or 143 stopped by SIGINT or SIGTERM",
     )
     run.add_argument("input", nargs="?", metavar="INPUT", help="the positions (or --random N)")
     run.add_argument("-o", "--output", metavar="OUTPUT", help="where the results go")
@@ -215,6 +225,12 @@ def _classify_parser(commands: Any) -> None:
         metavar="ROWS",
         help=f"positions per task (default {CHUNK}, less with many threads, so that the "
         "chunks in flight hold below 50 MB); memory grows with it and with threads",
+    )
+    run.add_argument(
+        "--columns",
+        metavar="NAMES|INDICES",
+        help="the pile columns, comma-separated: names, or indices counted from 0 (.npy and "
+        "headless CSV: indices only); the others pass through to the output",
     )
     run.add_argument(
         "--header",
@@ -280,6 +296,7 @@ class _Done:
     seconds: float
     positions: NDArray[Any] | None = None
     result: NDArray[np.int64] | None = None
+    kept: Kept = None  # the input's columns, where --columns chose the piles
 
 
 _BUFFERS = threading.local()  # each thread's rows in and out, reused chunk after chunk
@@ -306,24 +323,27 @@ def _solve(
     sink: Sink | None = None,
     name: str = "",
     first: int = 0,
+    kept: Kept = None,
+    pick: list[int] | None = None,
 ) -> _Done:
-    """classify one chunk, rows first.. of the input; a bad value is a DataError
-    naming the file's row. A sink that takes rows at their places (`direct`)
-    gets them here, from this thread's buffer, which stays in the cache."""
+    """classify one chunk, rows first.. of the input (its piles, the input's
+    columns `pick`); a bad value is a DataError naming the file's row and
+    column. A sink that takes rows at their places (`direct`) gets them here,
+    from this thread's buffer, which stays in the cache."""
     direct = sink is not None and sink.direct
     out = _buffer(len(positions), 1 + positions.shape[1]) if direct else None
     began = time.perf_counter()
     try:
         result = classify(positions, game, bound, out=out)
     except (ValueError, OverflowError):
-        checked(name, np.asarray(positions), first, "row")  # raises, naming the file's row
+        checked(name, np.asarray(positions), first, "row", pick)  # raises, naming the row
         raise
     seconds = time.perf_counter() - began
     p_positions = int(np.count_nonzero(result[:, 0]))
     if sink is not None and direct:
         sink.put(first, result)
         return _Done(len(result), p_positions, seconds)
-    return _Done(len(result), p_positions, seconds, positions, result)
+    return _Done(len(result), p_positions, seconds, positions, result, kept)
 
 
 def _random_rows(
@@ -334,14 +354,25 @@ def _random_rows(
 
 
 def _npy_rows(
-    path: str, start: int, stop: int, game: GameName, bound: int | None, sink: Sink | None = None
+    path: str,
+    start: int,
+    stop: int,
+    game: GameName,
+    bound: int | None,
+    sink: Sink | None = None,
+    pick: list[int] | None = None,
 ) -> _Done:
-    """A task that reads its own rows of the input. When they go no further than
-    this task (a `direct` sink), they are read into this thread's buffer."""
+    """A task that reads its own rows of the input (its piles: the columns
+    `pick`). When they go no further than this task (a `direct` sink), they are
+    read into this thread's buffer."""
     source = NpySource(path)
     nbytes = (stop - start) * source.width * source.dtype.itemsize
-    buffer = _input_buffer(nbytes) if sink is not None and sink.direct else None
-    return _solve(source.window(start, stop, buffer), game, bound, sink, path, start)
+    direct = sink is not None and sink.direct
+    rows = source.window(start, stop, _input_buffer(nbytes) if direct else None)
+    if pick is None:
+        return _solve(rows, game, bound, sink, path, start)
+    kept = None if direct else list(rows.T)
+    return _solve(rows[:, pick], game, bound, sink, path, start, kept, pick)
 
 
 def _tasks(
@@ -357,10 +388,10 @@ def _tasks(
         path = os.path.abspath(source.name)  # the workers' directory may not be ours
         for start in range(0, source.rows, chunk):
             stop = min(start + chunk, source.rows)
-            yield _npy_rows, (path, start, stop, game, bound, None if dask else sink)
+            yield _npy_rows, (path, start, stop, game, bound, None if dask else sink, source.pick)
         return
-    for first, positions in source.chunks(chunk):
-        yield _solve, (positions, game, bound, None, source.name, first)
+    for first, positions, kept in source.chunks(chunk):
+        yield _solve, (positions, game, bound, None, source.name, first, kept, source.pick)
 
 
 class _Signals:
@@ -483,6 +514,8 @@ def _classify(arguments: argparse.Namespace) -> int:
         raise UsageError("give INPUT or --random N (one of them)")
     if arguments.piles is not None and arguments.random is None:
         raise UsageError("--piles goes with --random")
+    if arguments.columns is not None and arguments.random is not None:
+        raise UsageError("--columns goes with INPUT, not --random")
     if arguments.input is not None and arguments.output is None:
         raise UsageError("-o OUTPUT is needed with INPUT")
     if arguments.input is not None and os.path.isdir(arguments.input):
@@ -500,24 +533,18 @@ def _classify(arguments: argparse.Namespace) -> int:
             arguments.random, rules.name, arguments.piles or rules.piles or 2, arguments.seed
         )
     else:
-        source = open_source(arguments.input, arguments.header, arguments.delimiter)
-    try:
-        rules.check_piles(len(source.columns))
-    except ValueError as error:
-        raise DataError(f"{source.name}: {error}") from None
-    if _same_file(arguments.input, arguments.output):
-        raise UsageError(
-            f"{arguments.output}: is the input file itself (its name, a link to it or "
-            "another name for it); fibnim never writes over its input, even with --force"
+        source = open_source(
+            arguments.input, arguments.header, arguments.delimiter, arguments.columns
         )
-    sink = (
-        Sink(arguments.output, source.columns, source.rows, arguments.force, arguments.delimiter)
-        if arguments.output
-        else None
-    )
+    try:
+        sink = _sink(arguments, rules, source)
+    except BaseException:
+        source.close()
+        raise
     client = _dask_client(arguments.dask) if arguments.dask else None
     threads = arguments.threads if client is None else _dask_workers(client)
     chunk = arguments.chunk = arguments.chunk or default_chunk(threads, len(source.columns))
+    piles = source.piles
     bar = _progress(source.rows, arguments.quiet)
     start, positions_done, p_positions = time.perf_counter(), 0, 0
     chunks: list[tuple[int, int, float]] = []  # rows, P-positions, seconds
@@ -529,7 +556,7 @@ def _classify(arguments: argparse.Namespace) -> int:
             for done in _in_order(submit, tasks, threads + 1, signals):
                 signals.check()
                 if sink is not None:
-                    sink.write(done.positions, done.result, done.rows)
+                    sink.write(done.positions, done.result, done.rows, done.kept)
                 positions_done += done.rows
                 p_positions += done.p_positions
                 chunks.append((done.rows, done.p_positions, done.seconds))
@@ -558,10 +585,34 @@ def _classify(arguments: argparse.Namespace) -> int:
         p_positions=p_positions,
         seconds=time.perf_counter() - start,
         where=f"dask at {arguments.dask}, {threads} workers" if client else f"{threads} threads",
+        piles=piles,
     )
     if plot_kind is not None:
         _summary_plot(arguments, rules.name, chunks, plot_kind)
     return 0
+
+
+def _sink(arguments: argparse.Namespace, rules: Any, source: Source) -> Sink | None:
+    """The output of a run over source, once the source is known to fit the game."""
+    try:
+        rules.check_piles(len(source.piles))
+    except ValueError as error:
+        raise DataError(f"{source.name}: {error}{_columns_hint(source)}") from None
+    if _same_file(arguments.input, arguments.output):
+        raise UsageError(
+            f"{arguments.output}: is the input file itself (its name, a link to it or "
+            "another name for it); fibnim never writes over its input, even with --force"
+        )
+    if not arguments.output:
+        return None
+    return Sink(
+        arguments.output,
+        source.columns,
+        source.rows,
+        arguments.force,
+        arguments.delimiter,
+        source.pick,
+    )
 
 
 def _summary_plot(
@@ -586,6 +637,20 @@ def _summary_plot(
     save_figure(figure, arguments.summary_plot, kind, arguments.force)
 
 
+def _columns_hint(source: Source) -> str:
+    """For a refused column count: the input's columns, and how to choose the piles."""
+    if isinstance(source, _Random):
+        return ""
+    if not source.named:
+        return "; choose the pile columns by index with --columns (counted from 0)"
+    return f"; its columns are {', '.join(source.columns)}: choose the piles with --columns"
+
+
+def _count(n: int, thing: str) -> str:
+    """n things, in words that read well for one and for many: "1 P-position"."""
+    return f"{n:,} {thing}{'' if n == 1 else 's'}"
+
+
 def _summary(
     arguments: argparse.Namespace,
     *,
@@ -594,13 +659,16 @@ def _summary(
     p_positions: int,
     seconds: float,
     where: str,
+    piles: list[str],
 ) -> None:
     """What a run did: a line on stderr (stdout is the data's with -o -), or with
-    --json one JSON object on stdout (on stderr with -o -); nothing with --quiet."""
+    --json one JSON object on stdout (on stderr with -o -); nothing with --quiet.
+    Both name the columns read as piles."""
     if arguments.quiet:
         return
     summary = {
         "game": game,
+        "piles": piles,
         "positions": positions,
         "p_positions": p_positions,
         "seconds": round(seconds, 6),
@@ -616,9 +684,16 @@ def _summary(
         print(json.dumps(summary), file=stream)
         return
     rate = positions / seconds if seconds > 0 else float("inf")
-    share = f" ({100 * p_positions / positions:.4g}%)" if positions else ""
+    share = f" ({100 * p_positions / positions:.3g}%)" if positions else ""
+    if arguments.random is not None:
+        read = _count(positions, "random position")
+    else:
+        read = f"{_count(positions, 'position')} (piles {', '.join(piles)})"
     print(
-        f"{game}: {positions} positions, {p_positions} P-positions{share}, in {seconds:.3g} s "
+        f"{game}: {read}: "
+        f"{_count(p_positions, 'P-position')}{share}, where the player to move loses, and "
+        f"{_count(positions - p_positions, 'N-position')}, with a winning move; "
+        f"in {seconds:.3g} s "
         f"({rate:.4g} positions/s; backend {summary['backend']}, {summary['implementation']}, "
         f"{where})" + (f"; written to {arguments.output}" if arguments.output else ""),
         file=sys.stderr,
@@ -673,29 +748,26 @@ def _dask_submit(client: Any) -> Callable[..., Any]:
 
 
 def _classify_partition(
-    frame: Any, game: GameName, bound: int | None, where: str, partition_info: Any = None
+    frame: Any,
+    game: GameName,
+    bound: int | None,
+    where: str,
+    piles: list[str],
+    partition_info: Any = None,
 ) -> Any:
-    """One partition of a dataset: its columns, outcome, and the moves as
+    """One partition of a dataset: its columns, is_p, and the moves as
     nullable integers. Runs on the workers."""
-    import pandas as pd
-
     number = (partition_info or {}).get("number", "?")
-    if frame.isna().to_numpy().any():
-        row, column = np.argwhere(frame.isna().to_numpy())[0]
+    missing = frame[piles].isna().to_numpy()
+    if missing.any():
+        row, column = np.argwhere(missing)[0]
         raise DataError(
-            f"{where}: partition {number}, row {row}, column {frame.columns[column]!r}: "
-            "no value (null)"
+            f"{where}: partition {number}, row {row}, column {piles[column]!r}: no value (null)"
         )
-    try:
-        result = classify(_labelled.values(frame), game, bound)  # exact, whatever the types
+    try:  # exact, whatever the types
+        return classify(frame, game, bound, columns=piles)
     except (ValueError, OverflowError) as error:
         raise DataError(f"{where}: partition {number}: {error}") from None
-    out = frame.copy()
-    out["outcome"] = pd.array(np.where(result[:, 0] == 1, "P", "N"), dtype="string")
-    for j in range(frame.shape[1]):
-        move = result[:, 1 + j]
-        out[f"move_{j + 1}"] = pd.arrays.IntegerArray(move, move < 0)
-    return out
 
 
 def _classify_dataset(arguments: argparse.Namespace, rules: Any) -> int:
@@ -725,25 +797,38 @@ def _classify_dataset(arguments: argparse.Namespace, rules: Any) -> int:
         frame = dd.read_parquet(where)
     except Exception as error:  # dask and pyarrow raise many kinds
         raise DataError(f"{where}: not a parquet dataset ({error})") from None
-    names = list(frame.columns)
+    names = [str(name) for name in frame.columns]
+    piles = names
+    if arguments.columns is not None:
+        piles = [names[j] for j in pile_columns(names, arguments.columns, where)]
     try:
-        rules.check_piles(len(names))
+        rules.check_piles(len(piles))
     except ValueError as error:
-        raise DataError(f"{where}: {error}") from None
-    for name, dtype in frame.dtypes.items():
+        hint = f"; its columns are {', '.join(names)}: choose the piles with --columns"
+        raise DataError(f"{where}: {error}{hint if piles is names else ''}") from None
+    for name in piles:
+        dtype = frame.dtypes[name]
         if np.dtype(getattr(dtype, "numpy_dtype", dtype)).kind not in "iu":
             raise DataError(f"{where}: column {name!r} holds {dtype}, not integers")
+    answers = ["is_p", *(f"move_{j + 1}" for j in range(len(piles)))]
+    if taken := set(names) & set(answers):
+        raise UsageError(
+            f"{where}: has a column named {sorted(taken)[0]!r}, as one of the answers' "
+            "columns is; rename it"
+        )
     meta = frame._meta.copy()
-    meta["outcome"] = pd.Series(dtype="string")
-    for j in range(len(names)):
-        meta[f"move_{j + 1}"] = pd.Series(dtype="Int64")
-    out = frame.map_partitions(_classify_partition, rules.name, arguments.bound, where, meta=meta)
+    meta["is_p"] = pd.Series(dtype=bool)
+    for name in answers[1:]:
+        meta[name] = pd.Series(dtype="Int64")
+    out = frame.map_partitions(
+        _classify_partition, rules.name, arguments.bound, where, piles, meta=meta
+    )
     parent = os.path.dirname(os.path.abspath(target))
     temporary = os.path.join(parent, f".{os.path.basename(target)}.{secrets.token_hex(8)}")
     work = [
         out.to_parquet(temporary, write_index=False, compute=False),
-        out["outcome"].size,
-        (out["outcome"] == "P").sum(),
+        out["is_p"].size,
+        out["is_p"].sum(),
     ]
     client = _dask_client(arguments.dask) if arguments.dask else None
     start = time.perf_counter()
@@ -772,6 +857,7 @@ def _classify_dataset(arguments: argparse.Namespace, rules: Any) -> int:
         seconds=time.perf_counter() - start,
         where=f"{out.npartitions} partitions on "
         + (f"dask at {arguments.dask}" if client is not None else "dask, this process"),
+        piles=piles,
     )
     return 0
 

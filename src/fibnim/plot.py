@@ -81,6 +81,14 @@ def _grid(n: int) -> tuple[np.ndarray, np.ndarray]:
     return x.ravel(), y.ravel()
 
 
+def _whole_ticks(ax: Axes) -> None:
+    """Ticks on whole numbers only: piles and cells have no 12.5."""
+    from matplotlib.ticker import MaxNLocator
+
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+
+
 def _board(ax: Axes, n: int, xlabel: str, ylabel: str) -> None:
     ax.set_xlim(-0.5, n - 0.5)
     ax.set_ylim(-0.5, n - 0.5)
@@ -89,6 +97,7 @@ def _board(ax: Axes, n: int, xlabel: str, ylabel: str) -> None:
     ax.set_ylabel(ylabel)
     ax.grid(True, color="#dddddd", linewidth=0.5)
     ax.set_axisbelow(True)
+    _whole_ticks(ax)
 
 
 def wythoff_board(
@@ -237,6 +246,7 @@ def wythoff_position(x: int, y: int, *, misere: bool = False, ax: Axes | None = 
     ax.set_xlabel("pile x")
     ax.set_ylabel("pile y")
     ax.grid(True, color="#dddddd", linewidth=0.5)
+    _whole_ticks(ax)
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.1), ncols=3, frameon=False)
     return ax
 
@@ -326,6 +336,7 @@ def grundy_map(piece: str, n: int, *, ax: Axes | None = None) -> Axes:
     ax.set_title(f"Grundy values of the {piece}'s cornering game")
     ax.set_xlabel("x (west to east)")
     ax.set_ylabel("y (south to north)")
+    _whole_ticks(ax)
     return ax
 
 

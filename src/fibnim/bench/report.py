@@ -278,7 +278,10 @@ def _checked(met: bool | None, size: int, mode: str) -> bool | str | None:
     (the cases that stop sooner do so in every mode, and are judged there)."""
     if met is None or mode != "quick" or size >= TARGET_SIZE:
         return met
-    return f"not checked at N = {size:.0e} (set at {TARGET_SIZE:.0e})"
+    return (
+        f"not checked: set at N = {TARGET_SIZE:.0e}, which a --quick run does not reach "
+        f"(its largest here: {size:.0e}); `fibnim bench` without --quick checks it"
+    )
 
 
 def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
@@ -358,12 +361,26 @@ def markdown(results: dict[str, Any], plots: list[str] | None = None) -> str:
         + ")."
         + (f" Processor features used: {', '.join(m['features'])}." if m.get("features") else ""),
         "",
-        "ns per element at the largest size (one thread, median of repeats, outputs "
-        "preallocated where the API takes `out=`, input checks included); x floor is "
-        "against np.add(a, b, out=c) (or np.equal into bools) over arrays of the same "
-        "length in the same run; x pure is how many times slower per element the pure "
-        "twin is (timed at the largest size it ran); x numpy is how many times slower "
-        "what one writes by hand with numpy is, and wrong how many answers it gets wrong.",
+        "Each kernel at the largest size it ran, one row each. The columns:",
+        "",
+        "- **N**: the elements (values, or positions) per call.",
+        "- **ns/element**: the compiled core's time per element, one thread, the median "
+        "of repeats; outputs preallocated where the API takes `out=`, input checks "
+        "included.",
+        "- **x floor**: that time over the floor's, `np.add(a, b, out=c)` on int64 (or "
+        "`np.equal` into bools) over arrays of the same length, timed in turns with it "
+        "in the same run: about 1 is memory speed.",
+        "- **x pure**: how many times slower per element the pure-Python twin is, timed "
+        "at the largest size it ran.",
+        "- **x numpy (wrong)**: how many times slower the numpy code one writes by hand "
+        "is, and how many of its answers are wrong (the float formula).",
+        "- **threads**: how many times faster the kernel runs on every core than on one "
+        "(- where not measured: --quick runs one thread).",
+        "- **call us**: microseconds for one call on a one-element array (the per-call "
+        "cost; the *Per call* section compares it with numpy's own ufuncs).",
+        "- **peak MB**: the most memory one call allocates at once, at the largest size, "
+        "as tracemalloc counts numpy's allocations: its temporaries, and its output "
+        "where it takes no `out=`.",
         "",
         "| kernel | N | ns/element | x floor | x pure | x numpy (wrong) | threads | "
         "call us | peak MB |",
@@ -377,7 +394,7 @@ def markdown(results: dict[str, Any], plots: list[str] | None = None) -> str:
         lines.append(
             f"| {kernel['name']} | {f['size']:.0e} | {_number(f['ns'])} | "
             f"{_number(f['x_floor'])} | {_number(f.get('x_pure'))} | {hand} | "
-            f"{_number(f.get('threads_speedup'))} | {_number(f['overhead_us'])} | "
+            f"{_number(f.get('threads_speedup')) or '-'} | {_number(f['overhead_us'])} | "
             f"{_number(f.get('peak_mb'))} |"
         )
     lines += ["", "## Targets", "", "| kernel | target | measured | met |", "|---|---|---|---|"]
@@ -539,13 +556,197 @@ def implementation_table(results: dict[str, Any]) -> list[str]:
     return lines
 
 
+# The report's figures: one per topic, with the kernels of that topic (by name)
+TOPICS = [
+    ("zeckendorf", "Zeckendorf representations", ("zeckendorf.",)),
+    ("wythoff", "Wythoff's Nim", ("wythoff.",)),
+    ("nim", "Fibonacci Nim and power-of-two Nim", ("fibonacci_nim.", "power_nim.")),
+    ("classify", "classify: every game's fused kernel, and files", ("classify",)),
+]
+FONT = {"title": 12, "label": 10, "ticks": 9, "legend": 10}
+DPI = 100  # 100 dpi at figure sizes in inches: legible at 100 % zoom
+
+
+def _topic(name: str) -> str:
+    """The topic of a kernel: classify's cases (and the kernels they are set
+    against, "(classify's rows)") apart from the rest of their game."""
+    if name.startswith("classify") or "classify's rows" in name:
+        return "classify"
+    return next(t for t, _, prefixes in TOPICS if name.startswith(prefixes))
+
+
+def _panels(plt: Any, count: int, columns: int = 3) -> tuple[Any, list[Any]]:
+    rows = max(1, math.ceil(count / columns))
+    figure, axes = plt.subplots(
+        rows, columns, figsize=(4.6 * columns, 3.6 * rows + 1.2), squeeze=False
+    )
+    panels = list(axes.flat)
+    for axis in panels[count:]:
+        axis.set_visible(False)
+    return figure, panels[:count]
+
+
+def _legend(figure: Any, panels: list[Any]) -> None:
+    """One legend for the figure, of every line and mark any panel drew."""
+    seen: dict[str, Any] = {}
+    for axis in panels:
+        for handle, label in zip(*axis.get_legend_handles_labels(), strict=True):
+            seen.setdefault(label, handle)
+    figure.legend(
+        list(seen.values()),
+        list(seen),
+        loc="upper center",
+        bbox_to_anchor=(0.5, 1.0),
+        ncols=min(4, len(seen)),
+        fontsize=FONT["legend"],
+        frameon=False,
+    )
+
+
+def _time_panel(axis: Any, kernel: dict[str, Any], results: dict[str, Any]) -> None:
+    """ns per element against N: the compiled core on its implementation, the
+    pure twin over the sizes it ran, numpy by hand, the floor, all cores; at the
+    largest size, each other implementation and the numba peer."""
+    machine = results["machine"]
+    used = machine.get("implementation") or "compiled"
+    styles = [
+        ("compiled", f"compiled ({used})", "C0", "o-"),
+        ("pure", "pure twin", "C1", "s-"),
+        ("by_hand", "numpy by hand", "C2", "^-"),
+        ("floor", "floor: np.add / np.equal", "0.45", ".--"),
+        ("all_threads", "compiled, all cores", "C3", "D"),
+    ]
+    for key, label, color, style in styles:
+        points = [(row["size"], row[key]["median"]) for row in kernel["rows"] if key in row]
+        if points:
+            x, y = zip(*points, strict=True)
+            axis.loglog(x, y, style, label=label, color=color, markersize=5)
+    row = next(
+        (r for r in results.get("implementations", []) if r["name"] == kernel["name"]), None
+    )
+    if row is not None:
+        for offset, (path, figures) in enumerate(row["paths"].items()):
+            if path != used:
+                axis.loglog(
+                    [row["size"]],
+                    [figures["ns"]],
+                    "x",
+                    color=f"C{4 + offset}",
+                    markersize=8,
+                    label=f"compiled ({path})",
+                )
+        numba = row["paths"].get(used, {}).get("numba_ns")
+        if numba is not None:
+            axis.loglog(
+                [row["size"]],
+                [numba],
+                "*",
+                color="C9",
+                markersize=11,
+                label=f"numba peer (for {used})",
+            )
+    axis.set_title(kernel["name"], fontsize=FONT["title"])
+    axis.set_xlabel("N (elements)", fontsize=FONT["label"])
+    axis.set_ylabel("ns per element", fontsize=FONT["label"])
+    axis.tick_params(labelsize=FONT["ticks"])
+    axis.grid(True, which="major", color="0.9")
+
+
+def _pipelines_panel(axis: Any, pipelines: list[dict[str, Any]]) -> None:
+    names = [p["name"] for p in pipelines]
+    ratios = [p["seconds"] / p["floor_seconds"] for p in pipelines]
+    axis.barh(range(len(names)), ratios, color="C0", label="fibnim classify, x its floor")
+    for i, pipeline in enumerate(pipelines):
+        axis.plot(
+            [pipeline["target_x_floor"]] * 2,
+            [i - 0.4, i + 0.4],
+            color="black",
+            linewidth=2,
+            label="target",
+        )
+    axis.set_yticks(range(len(names)), names, fontsize=FONT["ticks"])
+    axis.invert_yaxis()
+    axis.set_title("fibnim classify, file to file", fontsize=FONT["title"])
+    axis.set_xlabel("time over reading and writing alone", fontsize=FONT["label"])
+    axis.tick_params(labelsize=FONT["ticks"])
+
+
+def _plot_topics(results: dict[str, Any], directory: Path, plt: Any) -> list[str]:
+    written = []
+    for topic, title, _ in TOPICS:
+        kernels = [k for k in results["kernels"] if _topic(k["name"]) == topic]
+        pipelines = results.get("pipelines", []) if topic == "classify" else []
+        if not kernels and not pipelines:
+            continue
+        figure, panels = _panels(plt, len(kernels) + bool(pipelines))
+        for axis, kernel in zip(panels, kernels, strict=False):
+            _time_panel(axis, kernel, results)
+        if pipelines:
+            _pipelines_panel(panels[-1], pipelines)
+        _legend(figure, panels)
+        figure.suptitle(
+            f"{title}: time per element ({results['machine']['cpu']}, {results['mode']} run)",
+            fontsize=FONT["title"] + 2,
+            y=1.04,
+        )
+        figure.tight_layout(rect=(0, 0, 1, 0.97))
+        name = f"time_{topic}.png"
+        figure.savefig(directory / name, dpi=DPI, bbox_inches="tight")
+        plt.close(figure)
+        written.append(name)
+    return written
+
+
+def _plot_calls(results: dict[str, Any], directory: Path, plt: Any) -> list[str]:
+    """calls.png: each elementwise function's cost per call over numpy's ufunc's."""
+    calls = results.get("calls")
+    if not calls:
+        return []
+    rows = calls["calls"]
+    figure, axis = plt.subplots(figsize=(10, 0.45 * len(rows) + 1.8))
+    forms = [("plain_us", "plain"), ("out_us", "out="), ("where_us", "out= and where=")]
+    height = 0.8 / len(forms)
+    for offset, (key, label) in enumerate(forms):
+        ratios = [call[key] / call["peer_us"][key] for call in rows]
+        axis.barh(
+            [i + offset * height for i in range(len(rows))],
+            ratios,
+            height,
+            label=label,
+            color=f"C{offset}",
+        )
+    axis.axvline(
+        calls["target_x_peer"],
+        color="black",
+        linewidth=1.5,
+        label=f"target: at most {_number(calls['target_x_peer'])}x",
+    )
+    axis.axvline(1, color="0.5", linewidth=1, linestyle="--", label="numpy's own ufunc")
+    axis.set_yticks(
+        [i + height for i in range(len(rows))],
+        [f"{c['name']} (vs {c['peer']})" for c in rows],
+        fontsize=FONT["ticks"],
+    )
+    axis.invert_yaxis()
+    axis.set_xlabel(
+        "time of one call on a one-element array, over numpy's ufunc's", fontsize=FONT["label"]
+    )
+    axis.tick_params(labelsize=FONT["ticks"])
+    axis.legend(fontsize=FONT["legend"], loc="upper center", bbox_to_anchor=(0.5, -0.06), ncols=3)
+    axis.set_title(f"Per call ({results['machine']['cpu']})", fontsize=FONT["title"])
+    figure.tight_layout()
+    figure.savefig(directory / "calls.png", dpi=DPI, bbox_inches="tight")
+    plt.close(figure)
+    return ["calls.png"]
+
+
 def plot_paths(results: dict[str, Any], directory: Path, plt: Any) -> list[str]:
     """implementations.png: each kernel's x floor on every implementation."""
     rows = results.get("implementations")
     if not rows:
         return []
     paths = [p for p in results["machine"].get("implementations", []) if p in rows[0]["paths"]]
-    figure, axis = plt.subplots(figsize=(11, 0.4 * len(rows) + 1.5))
+    figure, axis = plt.subplots(figsize=(11, 0.5 * len(rows) + 1.8))
     height = 0.8 / len(paths)
     for offset, path in enumerate(paths):
         values = [row["paths"].get(path, {}).get("x_floor", 0) for row in rows]
@@ -554,23 +755,33 @@ def plot_paths(results: dict[str, Any], directory: Path, plt: Any) -> list[str]:
     targets = [path_target(row["name"], "vector", results) for row in rows]
     for i, target in enumerate(targets):
         if target is not None:
-            axis.plot([target, target], [i - 0.1, i + 0.8], color="black", linewidth=1)
+            axis.plot(
+                [target, target],
+                [i - 0.1, i + 0.8],
+                color="black",
+                linewidth=1.5,
+                label="target of the vector implementations",
+            )
     axis.set_xscale("log")
     axis.set_yticks([i + 0.4 - height / 2 for i in range(len(rows))], [r["name"] for r in rows])
-    axis.tick_params(axis="y", labelsize=8)
+    axis.tick_params(labelsize=FONT["ticks"])
     axis.invert_yaxis()
-    axis.set_xlabel("time over np.add's (log scale); black: the vector implementations' target")
-    axis.legend(fontsize=8)
-    axis.set_title(f"fibnim by implementation ({results['machine']['cpu']})")
+    axis.set_xlabel("time over np.add's (log scale)", fontsize=FONT["label"])
+    handles, labels = axis.get_legend_handles_labels()
+    unique = dict(zip(labels, handles, strict=True))
+    axis.legend(unique.values(), unique.keys(), fontsize=FONT["legend"])
+    axis.set_title(
+        f"fibnim by implementation ({results['machine']['cpu']})", fontsize=FONT["title"]
+    )
     figure.tight_layout()
-    figure.savefig(directory / "implementations.png", dpi=80, bbox_inches="tight")
+    figure.savefig(directory / "implementations.png", dpi=DPI, bbox_inches="tight")
     plt.close(figure)
     return ["implementations.png"]
 
 
 def plot(results: dict[str, Any], directory: Path) -> list[str]:
-    """time_per_element.png (log-log, a panel per kernel) and speedups.png; [] without
-    matplotlib."""
+    """The report's figures (time_<topic>.png, calls.png, speedups.png,
+    implementations.png); [] without matplotlib."""
     try:
         import matplotlib
 
@@ -578,55 +789,29 @@ def plot(results: dict[str, Any], directory: Path) -> list[str]:
         import matplotlib.pyplot as plt
     except ImportError:
         return []
+    written = _plot_topics(results, directory, plt)
     kernels = results["kernels"]
-    columns = 4
-    rows = (len(kernels) + columns - 1) // columns
-    figure, axes = plt.subplots(rows, columns, figsize=(4 * columns, 3 * rows), squeeze=False)
-    styles = {
-        "compiled": ("compiled", "C0"),
-        "pure": ("pure twin", "C1"),
-        "by_hand": ("numpy by hand", "C2"),
-        "floor": ("memory floor", "0.5"),
-        "all_threads": ("compiled, all cores", "C3"),
-    }
-    for axis, kernel in zip(axes.flat, kernels, strict=False):
-        for key, (label, color) in styles.items():
-            points = [(row["size"], row[key]["median"]) for row in kernel["rows"] if key in row]
-            if points:
-                x, y = zip(*points, strict=True)
-                axis.loglog(x, y, "o-", label=label, color=color, markersize=3)
-        axis.set_title(kernel["name"], fontsize=9)
-        axis.set_xlabel("N", fontsize=8)
-        axis.set_ylabel("ns per element", fontsize=8)
-        axis.tick_params(labelsize=7)
-    for axis in list(axes.flat)[len(kernels) :]:
-        axis.set_visible(False)
-    handles, labels = axes.flat[0].get_legend_handles_labels()
-    figure.legend(handles, labels, loc="lower right", fontsize=9)
-    figure.suptitle(f"fibnim: time per element ({results['machine']['cpu']})")
-    figure.tight_layout(rect=(0, 0, 1, 0.97))
-    figure.savefig(directory / "time_per_element.png", dpi=80, bbox_inches="tight")
-    plt.close(figure)
-
     names = [k["name"] for k in kernels]
     figures = [headline(k) for k in kernels]
-    figure, axis = plt.subplots(figsize=(11, 0.35 * len(names) + 1.5))
+    figure, axis = plt.subplots(figsize=(11, 0.4 * len(names) + 1.8))
     positions = range(len(names))
     for offset, (key, label, color) in enumerate(
-        [("x_pure", "vs pure twin", "C1"), ("x_hand", "vs numpy by hand", "C2")]
+        [("x_pure", "than the pure twin", "C1"), ("x_hand", "than numpy by hand", "C2")]
     ):
         values = [f.get(key) or 0 for f in figures]
         axis.barh([p + 0.4 * offset for p in positions], values, 0.4, label=label, color=color)
     axis.set_xscale("log")
-    axis.set_yticks([p + 0.2 for p in positions], names, fontsize=8)
+    axis.set_yticks([p + 0.2 for p in positions], names, fontsize=FONT["ticks"])
     axis.invert_yaxis()
-    axis.set_xlabel("times faster than (log scale)")
-    axis.legend()
-    axis.set_title("fibnim's compiled core: speed-ups")
+    axis.set_xlabel("times faster (log scale), at the largest size", fontsize=FONT["label"])
+    axis.tick_params(labelsize=FONT["ticks"])
+    axis.legend(fontsize=FONT["legend"])
+    axis.set_title("fibnim's compiled core: how many times faster", fontsize=FONT["title"])
     figure.tight_layout()
-    figure.savefig(directory / "speedups.png", dpi=80, bbox_inches="tight")
+    figure.savefig(directory / "speedups.png", dpi=DPI, bbox_inches="tight")
     plt.close(figure)
-    return ["time_per_element.png", "speedups.png", *plot_paths(results, directory, plt)]
+    written.append("speedups.png")
+    return written + _plot_calls(results, directory, plt) + plot_paths(results, directory, plt)
 
 
 def write(results: dict[str, Any], directory: Path) -> list[Path]:
