@@ -83,6 +83,7 @@ DOCUMENTED = [
     "fibnim.fibonacci_nim",
     "fibnim.power_nim",
     "fibnim.solvers",
+    "fibnim.coding",
     "fibnim.plot",
 ]
 

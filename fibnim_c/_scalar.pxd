@@ -16,9 +16,16 @@ cdef extern from "scalar.h":
     const uint64_t PHI_LO "FIBNIM_PHI_LO"
     uint64_t FIB "fibnim_fib"[94]
     uint32_t CODE "fibnim_code"[46369]
+    uint32_t STREAM_CODE "fibnim_stream_code"[46369]
     uint64_t S44 "fibnim_s44"[17712]
     uint32_t S22 "fibnim_s22"[46369]
     uint64_t BYTE_VALUE "fibnim_byte_value"[8][256]
+    uint64_t STREAM_VALUE "fibnim_stream_value"[14][256]
+    uint8_t TOP_BELOW "fibnim_top_below"[65]
+    uint64_t NEXT_MINUS_ONE "fibnim_next_minus_one"[94]
+    uint64_t load_be64 "fibnim_load_be64"(const uint8_t* p) noexcept nogil
+    void store_be64 "fibnim_store_be64"(uint8_t* p, uint64_t x) noexcept nogil
+    uint64_t reverse64 "fibnim_reverse64"(uint64_t x) noexcept nogil
     const uint64_t C44 "FIBNIM_C44"
     const uint64_t C22 "FIBNIM_C22"
     const uint64_t RHO "FIBNIM_RHO"
@@ -54,6 +61,7 @@ cdef inline void fill_tables() noexcept nogil:
             rest -= FIB[k]
             k -= 2
         CODE[i] = <uint32_t>code
+        STREAM_CODE[i] = <uint32_t>(reverse64(code) >> 32)
         # S_j(m) = F_{j+1} m + F_j p(m), from F_{i+2+j} = F_{j+1} F_{i+2} + F_j F_{i+1}
         if i <= F22:
             S44[i] = FIB[45] * <uint64_t>i + FIB[44] * p
@@ -65,6 +73,20 @@ cdef inline void fill_tables() noexcept nogil:
                 if (v >> i) & 1:
                     value += FIB[8 * b + i + 2]
             BYTE_VALUE[b][v] = value
+    for k in range(2, 94):
+        NEXT_MINUS_ONE[k] = FIB[k + 1] - 1 if k < 93 else ~(<uint64_t>0)
+    k = 2
+    for b in range(1, 65):
+        while k < 93 and FIB[k + 1] <= (<uint64_t>1) << (b - 1):
+            k += 1
+        TOP_BELOW[b] = <uint8_t>k
+    for b in range(14):
+        for v in range(256):
+            value = 0
+            for i in range(8):
+                if (v >> (7 - i)) & 1 and 8 * b + i + 2 <= 93:
+                    value += FIB[8 * b + i + 2]
+            STREAM_VALUE[b][v] = value
 
 
 # Encoding n < F_66 (a 64-bit code) takes two block estimates and a look-up:
@@ -92,19 +114,35 @@ cdef inline uint64_t estimate(uint64_t n, int a, uint64_t c) noexcept nogil:
     return ((n >> a) * c + RHO) >> FIXED_SHIFT
 
 
-cdef inline uint64_t encode_one(uint64_t n) noexcept nogil:
-    """The Zeckendorf code of n < F_66."""
+cdef inline uint64_t encode_blocks(uint64_t n, uint64_t* middle, uint64_t* low) noexcept nogil:
+    """The three blocks of the code of n < F_66: bits 44..63 (returned), 22..43
+    and 0..21, as their values (indices into CODE)."""
     # The fewest instructions win here (measured): a compare and a second
     # look-up of the same, cached, entry beat a branch-free select of two.
-    cdef uint64_t t = estimate(n, 23, C44)
-    t -= S44[t] > n
-    n -= S44[t]
-    cdef uint64_t code = (<uint64_t>CODE[t]) << 44
-    t = estimate(n, 8, C22)
+    cdef uint64_t top = estimate(n, 23, C44)
+    top -= S44[top] > n
+    n -= S44[top]
+    cdef uint64_t t = estimate(n, 8, C22)
     t -= S22[t] > n
-    n -= S22[t]
-    code |= (<uint64_t>CODE[t]) << 22
-    return code | CODE[n]
+    middle[0] = t
+    low[0] = n - S22[t]
+    return top
+
+
+cdef inline uint64_t encode_one(uint64_t n) noexcept nogil:
+    """The Zeckendorf code of n < F_66."""
+    cdef uint64_t middle, low
+    cdef uint64_t top = encode_blocks(n, &middle, &low)
+    return (<uint64_t>CODE[top]) << 44 | (<uint64_t>CODE[middle]) << 22 | CODE[low]
+
+
+cdef inline uint64_t stream_code(uint64_t n) noexcept nogil:
+    """The code of n < F_66 bit-reversed: the digit of F_2 at bit 63, as a
+    stream of Fibonacci codewords writes it (from the blocks' reversed codes)."""
+    cdef uint64_t middle, low
+    cdef uint64_t top = encode_blocks(n, &middle, &low)
+    return ((<uint64_t>STREAM_CODE[low]) << 32 | (<uint64_t>STREAM_CODE[middle]) << 10
+            | (<uint64_t>STREAM_CODE[top]) >> 12)
 
 
 # Wythoff arithmetic for 0 <= m <= 2**63 (docs/math/wythoff.rst).
@@ -138,11 +176,9 @@ cdef inline uint64_t beatty(uint64_t m) noexcept nogil:
     return m + golden_floor(m)
 
 
-cdef inline uint64_t encode_wide(uint64_t n, uint64_t* hi) noexcept nogil:
-    """The low 64 bits of the code of any uint64 n; bits 64..91 go to hi."""
-    if n < FIB[FIB_LIMIT_INDEX]:
-        hi[0] = 0
-        return encode_one(n)
+cdef inline uint64_t wide_top(uint64_t n, uint64_t* rest) noexcept nogil:
+    """For n >= F_66: the value of n's code bits 48..91 (an m < F_46); rest gets
+    the value of the bits below."""
     # One more block, as in encode: the code bits 48..91 (an m < F_46) with
     # j = 48. The estimate y = n * c / 2**96, c = floor(2**96 / phi^48), is
     # within 2**-31 below x = n / phi^48, so t = floor(y + 0.45) is m or m + 1.
@@ -155,10 +191,31 @@ cdef inline uint64_t encode_wide(uint64_t n, uint64_t* hi) noexcept nogil:
     cdef uint64_t a = FIB[49] * t
     cdef uint64_t s = a + FIB[48] * golden_floor(t + 1)
     t -= (s < a) | (s > n)
-    s = FIB[49] * t + FIB[48] * golden_floor(t + 1)
-    cdef uint64_t top = encode_one(t)
+    rest[0] = n - (FIB[49] * t + FIB[48] * golden_floor(t + 1))
+    return t
+
+
+cdef inline uint64_t encode_wide(uint64_t n, uint64_t* hi) noexcept nogil:
+    """The low 64 bits of the code of any uint64 n; bits 64..91 go to hi."""
+    if n < FIB[FIB_LIMIT_INDEX]:
+        hi[0] = 0
+        return encode_one(n)
+    cdef uint64_t rest
+    cdef uint64_t top = encode_one(wide_top(n, &rest))
     hi[0] = top >> 16
-    return (top << 48) | encode_one(n - s)
+    return (top << 48) | encode_one(rest)
+
+
+cdef inline uint64_t stream_code_wide(uint64_t n, uint64_t* after) noexcept nogil:
+    """The code of any uint64 n in stream order: its first 64 digits returned
+    (F_2's at bit 63), the rest (F_66 .. F_93) from bit 63 of after."""
+    if n < FIB[FIB_LIMIT_INDEX]:
+        after[0] = 0
+        return stream_code(n)
+    cdef uint64_t rest
+    cdef uint64_t top = stream_code(wide_top(n, &rest))
+    after[0] = top << 16
+    return stream_code(rest) | (top >> 48)
 
 
 cdef inline uint64_t decode_one(uint64_t code) noexcept nogil:
@@ -209,6 +266,14 @@ cdef inline bint lower_count(uint64_t x, uint64_t* below) noexcept nogil:
 cdef inline bint normal_safe(uint64_t small, uint64_t large) noexcept nogil:
     # (small, large) is a P-position iff small = a_d, d = large - small ((0, 0) for d = 0)
     return small == beatty(large - small)
+
+
+cdef inline int codeword_length(uint64_t v) noexcept nogil:
+    """The k with F_k <= v < F_{k+1}, for v >= 1, without a branch: the length
+    of v's Fibonacci codeword (see fibnim_top_below in scalar.h)."""
+    cdef int k = TOP_BELOW[bit_length(v)]
+    k += v > NEXT_MINUS_ONE[k]
+    return k + (v > NEXT_MINUS_ONE[k])
 
 
 cdef inline int top_index(uint64_t v) noexcept nogil:

@@ -4,6 +4,7 @@
 #ifndef FIBNIM_SCALAR_H
 #define FIBNIM_SCALAR_H
 #include <stdint.h>
+#include <string.h>
 #if defined(_MSC_VER)
 #include <intrin.h>
 static __inline int fibnim_ctz64(uint64_t x) {
@@ -64,6 +65,35 @@ FIBNIM_INLINE uint64_t fibnim_mul128(uint64_t a, uint64_t b, uint64_t *low) {
 }
 #endif
 
+/* Fibonacci coding's bit streams are big-endian (the first bit is bit 7 of
+   byte 0): 8 bytes as one big-endian word, a word stored so, and a word's bits
+   in reverse order (a code's bit 0, F_2, is the stream's first). */
+#if defined(_MSC_VER)
+#define fibnim_bswap64(x) _byteswap_uint64(x)
+#else
+#define fibnim_bswap64(x) __builtin_bswap64(x)
+#endif
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define FIBNIM_TO_BE64(x) (x)
+#else
+#define FIBNIM_TO_BE64(x) fibnim_bswap64(x)
+#endif
+FIBNIM_INLINE uint64_t fibnim_load_be64(const uint8_t *p) {
+    uint64_t x;
+    memcpy(&x, p, 8);
+    return FIBNIM_TO_BE64(x);
+}
+FIBNIM_INLINE void fibnim_store_be64(uint8_t *p, uint64_t x) {
+    x = FIBNIM_TO_BE64(x);
+    memcpy(p, &x, 8);
+}
+FIBNIM_INLINE uint64_t fibnim_reverse64(uint64_t x) {
+    x = fibnim_bswap64(x);
+    x = ((x >> 4) & UINT64_C(0x0F0F0F0F0F0F0F0F)) | ((x & UINT64_C(0x0F0F0F0F0F0F0F0F)) << 4);
+    x = ((x >> 2) & UINT64_C(0x3333333333333333)) | ((x & UINT64_C(0x3333333333333333)) << 2);
+    return ((x >> 1) & UINT64_C(0x5555555555555555)) | ((x & UINT64_C(0x5555555555555555)) << 1);
+}
+
 /* phi - 1 = 1/phi in 128-bit fixed point: floor((phi - 1) * 2**128). */
 #define FIBNIM_PHI_HI UINT64_C(0x9e3779b97f4a7c15)
 #define FIBNIM_PHI_LO UINT64_C(0xf39cc0605cedc834)
@@ -80,13 +110,25 @@ FIBNIM_INLINE uint64_t fibnim_mul128(uint64_t a, uint64_t b, uint64_t *low) {
 
 /* F_0 .. F_93; F_93 is the largest Fibonacci number below 2**64. */
 static uint64_t fibnim_fib[94];
-/* The Zeckendorf code of m = 0 .. F_24 (the last one is 1 << 22). */
+/* The Zeckendorf code of m = 0 .. F_24 (the last one is 1 << 22), and the
+   same bit-reversed in 32 bits (a stream's order: F_2's digit first). */
 static uint32_t fibnim_code[46369];
+static uint32_t fibnim_stream_code[46369];
 /* S_j(m) for the block starts j = 44, m = 0 .. F_22, and j = 22,
    m = 0 .. F_24 (see encode). S_22(m) <= F_46 < 2**32. */
 static uint64_t fibnim_s44[17712];
 static uint32_t fibnim_s22[46369];
 /* fibnim_byte_value[b][v]: the value of the code byte v at byte b. */
 static uint64_t fibnim_byte_value[8][256];
+/* A codeword's length, the top index k of its value (F_k <= v < F_{k+1}),
+   from v's bit length b: fibnim_top_below[b] is the largest k with
+   F_k <= 2**(b - 1), and v has at most two more (phi**2 > 2); the steps
+   compare with fibnim_next_minus_one[k] = F_{k+1} - 1 (2**64 - 1 for k = 93,
+   which no uint64 passes). */
+static uint8_t fibnim_top_below[65];
+static uint64_t fibnim_next_minus_one[94];
+/* fibnim_stream_value[b][v]: the value of the stream byte v at byte b of a
+   codeword (its bit 7 first: F_{8b+2} .. F_{8b+9}); digits past F_93 count 0. */
+static uint64_t fibnim_stream_value[14][256];
 
 #endif

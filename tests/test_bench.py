@@ -440,3 +440,16 @@ def test_peers_without_numba_is_a_usage_error(monkeypatch):
     add_arguments(parser)
     with pytest.raises(fibnim._files.UsageError, match=r"pip install \"fibnim\[peers\]\""):
         main(parser.parse_args(["--quick", "--peers"]))
+
+
+def test_the_coding_benchmark_sets_fibnim_beside_other_codecs(quick_results):
+    rows = {row["name"]: row for row in quick_results["coding"]}
+    assert set(rows) == {"gaps", "uniform"}
+    peers = {peer["name"].split(" ")[0] for peer in rows["gaps"]["peers"]}
+    assert {"zlib", "lzma"} <= peers
+    # fibnim's own figures are of the stream it wrote: ~10 bits for gaps near 100
+    assert 8 < rows["gaps"]["fibnim"]["bits_per_value"] < 12
+    assert 85 < rows["uniform"]["fibnim"]["bits_per_value"] <= 93
+    assert "encode_ns" in rows["gaps"] and "encode_ns" not in rows["uniform"]
+    text = report.markdown(quick_results)
+    assert "## Fibonacci coding" in text and "| gaps | | zlib |" in text

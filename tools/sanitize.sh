@@ -45,5 +45,6 @@ FIBNIM_REQUIRE_EXTENSION=1 \
     "$root/tests/test_fibonacci_nim.py" "$root/tests/test_power_nim.py" \
     "$root/tests/test_solvers.py" "$root/tests/test_parity.py" \
     "$root/tests/test_safety.py" "$root/tests/test_fuzz.py" "$root/tests/test_fused.py" \
-    "$root/tests/test_ufuncs.py" "$root/tests/test_declarations.py" "$@"
+    "$root/tests/test_ufuncs.py" "$root/tests/test_declarations.py" \
+    "$root/tests/test_coding.py" "$@"
 echo "sanitizer run passed"

@@ -3,7 +3,8 @@
 Everything in `fibnim.zeckendorf` is available here too. The games:
 `fibnim.wythoff` (Wythoff's Nim), `fibnim.fibonacci_nim` (one-pile and global
 Fibonacci Nim), `fibnim.power_nim` (power-of-two Nim and Bouton's Nim), and
-`fibnim.solvers` (exhaustive search over the rules); `fibnim.classify(positions,
+`fibnim.solvers` (exhaustive search over the rules); `fibnim.coding` writes
+integer streams in Fibonacci coding; `fibnim.classify(positions,
 game)` classifies many positions of any of them at once (`fibnim.GAMES` names
 them). `fibnim.backend`
 says which kernels run: "cython" (the compiled core) or "python" (the pure
@@ -23,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from fibnim._version import __version__ as __version__
 
 if TYPE_CHECKING:  # what type checkers read; at run time each name loads on first use
+    from fibnim import coding as coding
     from fibnim import fibonacci_nim as fibonacci_nim
     from fibnim import power_nim as power_nim
     from fibnim import solvers as solvers
@@ -40,7 +42,7 @@ if TYPE_CHECKING:  # what type checkers read; at run time each name loads on fir
 # `import fibnim`: the `fibnim` command sets its signal handlers before numpy
 # and the compiled core load, so that Ctrl-C during its start ends it as
 # cleanly as later.
-_MODULES = ("fibonacci_nim", "power_nim", "solvers", "wythoff", "zeckendorf")
+_MODULES = ("coding", "fibonacci_nim", "power_nim", "solvers", "wythoff", "zeckendorf")
 _NAMES = {
     "implementations": "fibnim._backend",
     "use_implementation": "fibnim._backend",

@@ -179,6 +179,15 @@ def checked(
     return block
 
 
+def read_npy_header(file: BinaryIO) -> tuple[tuple[int, ...], bool, np.dtype[Any]]:
+    """(shape, Fortran order, dtype) of the .npy whose header file starts with,
+    read in order, up to its data (a pipe works); ValueError if it is none."""
+    version = np.lib.format.read_magic(file)
+    if version == (1, 0):
+        return np.lib.format.read_array_header_1_0(file)
+    return np.lib.format.read_array_header_2_0(file)
+
+
 class NpySource(Source):
     """A .npy file of integers, shape (N, k) or (N,), in C or Fortran order, read
     a window of rows at a time (`window`), never loaded whole."""
@@ -187,13 +196,7 @@ class NpySource(Source):
         self.name = path
         try:
             with open(path, "rb") as f:
-                version = np.lib.format.read_magic(f)
-                read_header = (
-                    np.lib.format.read_array_header_1_0
-                    if version == (1, 0)
-                    else np.lib.format.read_array_header_2_0
-                )
-                shape, fortran, dtype = read_header(f)
+                shape, fortran, dtype = read_npy_header(f)
                 self.offset = f.tell()
         except FileNotFoundError:
             raise UsageError(f"{path}: no such file") from None
@@ -774,7 +777,7 @@ class Sink:
             raise UsageError(f"{path}: exists; --force overwrites it")
         if self.kind == ".parquet":
             _parquet()
-        self.atomic = None if path == "-" else _AtomicFile(path, replace=force)
+        self.atomic = None if path == "-" else AtomicFile(path, replace=force)
         self.stream: IO[bytes] = sys.stdout.buffer if self.atomic is None else self.atomic.stream
         self.parquet: Any = None
         self.pending: list[Any] = []  # parquet tables not yet written
@@ -1044,7 +1047,7 @@ def _npy_header(rows: int, width: int) -> bytes:
     return magic + text.ljust(room - 1).encode() + b"\n"
 
 
-class _AtomicFile:
+class AtomicFile:
     """A file in the target's directory that takes the target's name on commit.
 
     On Linux it is opened with O_TMPFILE: it has no name until commit links
@@ -1141,8 +1144,8 @@ def figure_format(path: str, force: bool, option: str) -> str:
 
 
 def save_figure(figure: Any, path: str, kind: str, replace: bool) -> None:
-    """figure saved at path as a whole or not at all (see _AtomicFile)."""
-    target = _AtomicFile(path, replace)
+    """figure saved at path as a whole or not at all (see AtomicFile)."""
+    target = AtomicFile(path, replace)
     try:
         figure.savefig(target.stream, format=kind)
         target.commit(lambda: None)

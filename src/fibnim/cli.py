@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures
+import contextlib
 import json
 import os
 import secrets
@@ -28,15 +29,16 @@ from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, BinaryIO, cast
 
 import numpy as np
 from numpy.typing import NDArray
 
 import fibnim
-from fibnim import _backend, _stop, wythoff
+from fibnim import _backend, _stop, coding, wythoff
 from fibnim._classify import GAMES, GameName, classify, game_named, random_positions
 from fibnim._files import (
+    AtomicFile,
     DataError,
     Kept,
     NpySource,
@@ -48,6 +50,7 @@ from fibnim._files import (
     hold_arrow,
     open_source,
     pile_columns,
+    read_npy_header,
     save_figure,
 )
 
@@ -150,6 +153,7 @@ def parser() -> argparse.ArgumentParser:
     )
     game.add_argument("--force", action="store_true", help="overwrite FILE if it exists")
     _classify_parser(commands)
+    _coding_parsers(commands)
     bench = commands.add_parser(
         "bench",
         help="the benchmark suite: compiled core vs pure twin vs numpy vs the memory floor",
@@ -876,6 +880,158 @@ def _replace_directory(new: str, target: str) -> None:
         os.remove(old)
 
 
+# --- pack and unpack: Fibonacci-coded files ---------------------------------------------
+
+
+def _coding_parsers(commands: Any) -> None:
+    pack = commands.add_parser(
+        "pack",
+        help="Fibonacci-code an .npy of integers into a file of checked blocks",
+        description="Code the integers of IN (an .npy, 1-d or (N, 1), any integer dtype) "
+        "as Fibonacci codewords into OUT: a header, then blocks of 2**18 values, each "
+        "with its count, its length and a CRC-32, each decodable on its own "
+        "(docs/math/coding.rst). Values from 1 to 2**64 - 1; with --delta, sorted "
+        "values from 0 (their gaps are coded). Read a block at a time: memory stays "
+        "bounded whatever the size.",
+        epilog="examples:\n  fibnim pack ids.npy -o ids.fnc --delta\n"
+        "  fibnim unpack ids.fnc -o ids.npy",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    pack.add_argument("input", metavar="IN", help="an .npy of integers; - for stdin")
+    pack.add_argument("--delta", action="store_true", help="code the gaps of sorted values")
+    unpack = commands.add_parser(
+        "unpack",
+        help="decode a file that fibnim pack wrote into an .npy of uint64",
+        description="Decode IN, a file fibnim pack (or fibnim.coding.write) wrote, into "
+        "OUT, an .npy of uint64, a block at a time, each checked against its CRC-32: "
+        "damage and truncation are named with the block and the byte.",
+    )
+    unpack.add_argument("input", metavar="IN", help="the coded file; - for stdin")
+    for command in (pack, unpack):
+        command.add_argument(
+            "-o", "--output", required=True, metavar="OUT", help="where it goes; - for stdout"
+        )
+        command.add_argument("--force", action="store_true", help="overwrite OUT if it exists")
+        command.add_argument("-q", "--quiet", action="store_true", help="no progress, no summary")
+
+
+@contextlib.contextmanager
+def _opened(path: str) -> Iterator[BinaryIO]:
+    """The input, - for stdin; UsageError where there is none."""
+    if path == "-":
+        yield sys.stdin.buffer
+        return
+    try:
+        file = open(path, "rb")
+    except FileNotFoundError:
+        raise UsageError(f"{path}: no such file") from None
+    with file:
+        yield file
+
+
+@contextlib.contextmanager
+def _written(path: str, force: bool) -> Iterator[BinaryIO]:
+    """The output, - for stdout; a file that takes its name only when the block ends well."""
+    if path == "-":
+        yield sys.stdout.buffer
+        sys.stdout.buffer.flush()
+        return
+    if os.path.exists(path) and not force:
+        raise UsageError(f"{path}: exists; --force overwrites it")
+    target = AtomicFile(path, replace=force)
+    try:
+        yield cast(BinaryIO, target.stream)
+        target.commit(lambda: None)
+    except BaseException:
+        target.abort()
+        raise
+
+
+def _npy_values(file: BinaryIO, name: str) -> tuple[int, np.dtype[Any], Iterator[NDArray[Any]]]:
+    """(count, dtype, the values a block at a time) of a 1-d or (N, 1) .npy of
+    integers, read in order (a pipe works)."""
+    try:
+        shape, _, dtype = read_npy_header(file)
+    except ValueError as error:
+        raise DataError(f"{name}: not a .npy file ({error})") from None
+    if dtype.kind not in "iu" or len(shape) not in (1, 2) or shape[1:] not in ((), (1,)):
+        raise DataError(f"{name}: holds {dtype} of shape {shape}, not integers (N,) or (N, 1)")
+    count = int(shape[0])
+
+    def blocks() -> Iterator[NDArray[Any]]:
+        for start in range(0, count, coding.BLOCK):
+            size = min(coding.BLOCK, count - start) * dtype.itemsize
+            data = file.read(size)
+            if len(data) != size:
+                raise DataError(
+                    f"{name}: ends at value {start + len(data) // dtype.itemsize} "
+                    f"of the {count} its header gives"
+                )
+            yield np.frombuffer(data, dtype=dtype)
+
+    return count, dtype, blocks()
+
+
+def _coding_summary(arguments: argparse.Namespace, line: str, began: float) -> None:
+    if not arguments.quiet:
+        seconds = time.perf_counter() - began
+        target = "" if arguments.output == "-" else f"; written to {arguments.output}"
+        print(f"{arguments.command}: {line} in {seconds:.3g} s{target}", file=sys.stderr)
+
+
+def _pack(arguments: argparse.Namespace) -> int:
+    """fibnim pack IN -o OUT [--delta]."""
+    began = time.perf_counter()
+    with _opened(arguments.input) as source:
+        count, _, blocks = _npy_values(source, arguments.input)
+        bar = _progress(count, arguments.quiet)
+        size, previous = 0, None
+        try:
+            with _written(arguments.output, arguments.force) as target:
+                size += target.write(coding.header(count, arguments.delta))
+                for number, values in enumerate(blocks):
+                    first = number * coding.BLOCK
+                    if arguments.delta and previous is not None and values[0] < previous:
+                        raise DataError(
+                            f"{arguments.input}: value {first} ({values[0]}) is below the one "
+                            f"before it ({previous}): --delta takes sorted values"
+                        )
+                    size += target.write(
+                        coding.block(values, arguments.input, arguments.delta, first)
+                    )
+                    previous = values[-1]
+                    if bar is not None:
+                        bar.update(len(values))
+        finally:
+            if bar is not None:
+                bar.close()
+    per_value = f", {8 * size / count:.3g} bits per value" if count else ""
+    _coding_summary(arguments, f"{count:,} values into {size:,} bytes{per_value}", began)
+    return 0
+
+
+def _unpack(arguments: argparse.Namespace) -> int:
+    """fibnim unpack IN -o OUT."""
+    began = time.perf_counter()
+    with _opened(arguments.input) as source:
+        count, blocks = coding.read_blocks(source, arguments.input)
+        bar = _progress(count, arguments.quiet)
+        try:
+            with _written(arguments.output, arguments.force) as target:
+                np.lib.format.write_array_header_1_0(
+                    target, {"descr": "<u8", "fortran_order": False, "shape": (count,)}
+                )
+                for values in blocks:
+                    target.write(values.astype("<u8", copy=False).tobytes())
+                    if bar is not None:
+                        bar.update(len(values))
+        finally:
+            if bar is not None:
+                bar.close()
+    _coding_summary(arguments, f"{count:,} values", began)
+    return 0
+
+
 # --- main ------------------------------------------------------------------------------
 
 
@@ -894,6 +1050,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             from fibnim import bench
 
             return bench.main(arguments)
+        elif arguments.command in ("pack", "unpack"):
+            return _pack(arguments) if arguments.command == "pack" else _unpack(arguments)
         else:
             return _classify(arguments)
     except UsageError as error:

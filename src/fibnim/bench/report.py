@@ -69,6 +69,17 @@ _FORMS = ("plain_us", "out_us", "where_us", "block_us")
 SCHEMA: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "title": "fibnim bench results",
+    "$defs": {
+        "codec": {
+            "type": "object",
+            "required": ["name", "pack_ns", "unpack_ns", "bits_per_value"],
+            "properties": {
+                "pack_ns": {"type": "number", "exclusiveMinimum": 0},
+                "unpack_ns": {"type": "number", "exclusiveMinimum": 0},
+                "bits_per_value": {"type": "number", "exclusiveMinimum": 0},
+            },
+        }
+    },
     "type": "object",
     "required": ["schema", "mode", "when", "machine", "kernels", "solvers"],
     "properties": {
@@ -189,6 +200,19 @@ SCHEMA: dict[str, Any] = {
                             "series_x": {"type": ["number", "null"]},
                         },
                     },
+                },
+            },
+        },
+        "coding": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["name", "size", "fibnim", "peers"],
+                "properties": {
+                    "fibnim": {"$ref": "#/$defs/codec"},
+                    "peers": {"type": "array", "items": {"$ref": "#/$defs/codec"}},
+                    "encode_ns": {"type": "number"},
+                    "decode_ns": {"type": "number"},
                 },
             },
         },
@@ -422,6 +446,8 @@ def markdown(results: dict[str, Any], plots: list[str] | None = None) -> str:
                 f"{_number(p['floor_seconds'])} | {_number(p['seconds'] / p['floor_seconds'])} | "
                 f"{_number(p['peak_mb'])} | {p['threads']} |"
             )
+    if results.get("coding"):
+        lines += ["", *coding_table(results["coding"])]
     if results.get("calls"):
         lines += ["", *call_table(results["calls"])]
     if results["solvers"]:
@@ -452,6 +478,57 @@ def markdown(results: dict[str, Any], plots: list[str] | None = None) -> str:
     if plots:
         lines += ["", "## Plots", ""] + [f"![{p}]({p})" for p in plots]
     return "\n".join(lines) + "\n"
+
+
+#: fibnim.coding's targets, ns per value: pack on both data sets; unpack per data set
+CODING_PACK_NS = 7.5
+CODING_UNPACK_NS = {"gaps": 3.0, "uniform": 6.0}
+
+
+def coding_table(rows: list[dict[str, Any]]) -> list[str]:
+    """The Fibonacci coding section: fibnim.coding beside zlib, lzma and StreamVByte."""
+    lines = [
+        "## Fibonacci coding",
+        "",
+        "fibnim.coding.pack and unpack of N values, one thread, ns per value (median of "
+        "repeats) and bits per value, beside other codecs on the same values in the same "
+        "run: zlib and lzma (preset 1) of the values' int64 bytes, and StreamVByte "
+        "(libstreamvbyte, uint32 values: 64-bit ones as two halves). Targets: pack at most "
+        f"{CODING_PACK_NS:g} ns; unpack at most "
+        + ", ".join(f"{v:g} ns ({k})" for k, v in CODING_UNPACK_NS.items())
+        + "; and against fibnim.encode / decode of the same values' codes (where a 64-bit "
+        "code holds them), pack at most 1.5x encode and unpack at most 2x decode.",
+        "",
+        "| data | N | codec | pack ns | unpack ns | bits per value | met |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for row in rows:
+        mine = row["fibnim"]
+        met = [
+            mine["pack_ns"] <= CODING_PACK_NS,
+            mine["unpack_ns"] <= CODING_UNPACK_NS.get(row["name"], math.inf),
+        ]
+        if "encode_ns" in row:
+            met += [
+                mine["pack_ns"] <= 1.5 * row["encode_ns"],
+                mine["unpack_ns"] <= 2 * row["decode_ns"],
+            ]
+        lines.append(
+            f"| {row['name']} | {row['size']:.0e} | {mine['name']} | {_number(mine['pack_ns'])} | "
+            f"{_number(mine['unpack_ns'])} | {_number(mine['bits_per_value'])} | "
+            f"{_MET[all(met)] if row['size'] >= TARGET_SIZE else 'not checked (--quick)'} |"
+        )
+        if "encode_ns" in row:
+            lines.append(
+                f"| {row['name']} | | fibnim.encode / decode of the codes | "
+                f"{_number(row['encode_ns'])} | {_number(row['decode_ns'])} | 64 | |"
+            )
+        for peer in row["peers"]:
+            lines.append(
+                f"| {row['name']} | | {peer['name']} | {_number(peer['pack_ns'])} | "
+                f"{_number(peer['unpack_ns'])} | {_number(peer['bits_per_value'])} | |"
+            )
+    return lines
 
 
 def call_table(calls: dict[str, Any]) -> list[str]:

@@ -26,7 +26,7 @@ import numpy as np
 
 import fibnim
 from fibnim import _backend
-from fibnim.bench import pipelines
+from fibnim.bench import coding, pipelines
 from fibnim.bench.suite import (
     CALL_X_EQUAL,
     CALLS,
@@ -545,6 +545,10 @@ def run(
             results["pipelines"] = pipelines.measure(
                 mode, 1 if mode == "quick" else 5, progress, chosen
             )
+        if names is None or "coding" in names:
+            if progress:
+                progress("coding")
+            results["coding"] = coding.measure(10**5 if mode == "quick" else 10**7, plan.repeats)
         if every_path:
             results["implementations"] = measure_paths(cases, plan, progress, peers=peers)
         elif peers:

@@ -1,0 +1,472 @@
+"""Fibonacci coding of integer streams (docs/math/coding.rst).
+
+The codeword of an integer n >= 1 is its Zeckendorf digits from F_2 upward,
+then a 1: since a Zeckendorf representation never has two adjacent ones, the
+codeword ends at the first "11", and codewords can follow one another with no
+lengths in between. Small numbers get short codewords (1 -> "11", 2 -> "011",
+4 -> "1011"); a uint64 takes at most 93 bits.
+
+`pack` concatenates codewords into bytes, the first bit of the stream the top
+bit of byte 0, the last byte padded with zeros; `unpack` reads them back.
+`delta=True` codes sorted values (repeats allowed) by their gaps. `write` and
+`read` keep a stream in a file of blocks, each with its count, its length and
+a CRC-32, so that damage is found and named.
+
+>>> from fibnim import coding
+>>> coding.pack([1, 2, 3, 4, 11])   # 11011001 11011001 0110 and 0000 padding
+array([217, 217,  96], dtype=uint8)
+>>> coding.unpack(coding.pack([1, 2, 3, 4, 11]))
+array([ 1,  2,  3,  4, 11], dtype=uint64)
+>>> coding.lengths([1, 2, 3, 4, 11])
+array([2, 3, 4, 4, 6], dtype=uint8)
+>>> coding.unpack(coding.pack([3, 10, 10, 42], delta=True), delta=True)
+array([ 3, 10, 10, 42], dtype=uint64)
+"""
+
+from __future__ import annotations
+
+import struct
+import zlib
+from collections.abc import Iterator
+from typing import Any, BinaryIO
+
+import numpy as np
+from numpy.typing import NDArray
+
+from fibnim import _backend, _stop
+from fibnim._apply import CHUNK
+from fibnim._checks import NONNEGATIVE, Bound, check_int, integers, refuse
+
+__all__ = ["CODEWORD_MAX", "lengths", "pack", "packed_size", "read", "unpack", "write"]
+
+#: The longest codeword, in bits: that of a value from F_93 to 2**64 - 1.
+CODEWORD_MAX = 93
+UINT64_MAX = 2**64 - 1
+_TOO_LARGE = Bound(UINT64_MAX, ValueError, "is above 2**64 - 1, the most a codeword holds here")
+_ZERO = Bound(
+    1, ValueError, "is below 1: Fibonacci coding starts at 1 (add 1 to code values from 0)"
+)
+_STOPS = {1: "the stream ends inside a codeword", 2: "a codeword is worth more than 2**64 - 1"}
+
+
+def _kernels() -> Any:
+    return _backend.kernels("coding")
+
+
+def _array(values: Any, where: str) -> NDArray[Any]:
+    """values as a 1-d integer array (object for Python ints past int64/uint64)."""
+    array = integers(values, where, "values")
+    if isinstance(array, int) or array.ndim != 1:
+        raise ValueError(
+            f"{where}: values must be a 1-d array or sequence of integers, "
+            f"not of shape {np.shape(array)}"
+        )
+    return array
+
+
+def _chunk(
+    array: NDArray[Any], start: int, where: str, low: Bound, first: int
+) -> NDArray[np.uint64]:
+    """array[start:start + CHUNK] as contiguous uint64, each value checked
+    against low and 2**64 - 1 (a view where it already is uint64); errors name
+    the index plus first (where array starts in the caller's values)."""
+    part, at = array[start : start + CHUNK], first + start
+    if part.dtype == object:
+        for i, value in enumerate(part):
+            check_int(value, where, "values", low, _TOO_LARGE, index=(at + i,))
+        return part.astype(np.uint64)
+    if part.dtype.kind == "i" and part.size and part.min() < low.limit:
+        i = int(np.argmax(part < low.limit))
+        raise refuse(where, "values", (at + i,), int(part[i]), low)
+    return np.ascontiguousarray(part, dtype=np.uint64)  # a 0 stops the kernels: _stopped
+
+
+def _codes(
+    array: NDArray[Any], where: str, delta: bool, first: int = 0
+) -> Iterator[tuple[int, NDArray[np.uint64]]]:
+    """(start, the values to code) chunk by chunk: the values themselves, or
+    with delta the first plus 1 and each gap plus 1, every rule checked; errors
+    name the index plus first."""
+    previous = None
+    for start in range(0, len(array), CHUNK):
+        _stop.check()
+        if not delta:
+            yield start, _chunk(array, start, where, _ZERO, first)
+            continue
+        values = _chunk(array, start, where, NONNEGATIVE, first)
+        before = np.concatenate([[values[0] if previous is None else previous], values[:-1]])
+        at = first + start
+        if (drops := np.flatnonzero(values < before)).size:
+            i = int(drops[0])
+            raise ValueError(
+                f"{where}: values[{at + i}] = {values[i]} is below values[{at + i - 1}] = "
+                f"{before[i]}: delta=True takes non-decreasing values (sorted ids)"
+            )
+        codes = values - before + np.uint64(1)
+        if previous is None:
+            codes[:1] = values[:1] + np.uint64(1)  # an array: 2**64 wraps to 0, refused below
+        if (wraps := np.flatnonzero(codes == 0)).size:
+            j = at + int(wraps[0])
+            step = f"values[{j}] - values[{j - 1}] + 1" if j > first else f"values[{j}] + 1"
+            raise ValueError(
+                f"{where}: {step} is 2**64, above 2**64 - 1, the most a codeword holds"
+            )
+        previous = values[-1]
+        yield start, codes
+
+
+def lengths(values: Any) -> NDArray[np.uint8]:
+    """The length in bits of each value's codeword (values from 1 to 2**64 - 1).
+
+    >>> from fibnim import coding
+    >>> coding.lengths([1, 2, 12, 2**64 - 1])
+    array([ 2,  3,  6, 93], dtype=uint8)
+    """
+    array = _array(values, "lengths")
+    out = np.empty(len(array), dtype=np.uint8)
+    kernel = _kernels().lengths
+    for start, codes in _codes(array, "lengths", delta=False):
+        if (bad := int(kernel(codes, out[start : start + len(codes)]))) >= 0:
+            raise _stopped("lengths", codes, bad, start + bad)
+    return out
+
+
+def _bits(array: NDArray[Any], where: str, delta: bool, first: int = 0) -> int:
+    """The length in bits of the stream that codes array."""
+    total, kernel = 0, _kernels().lengths
+    buffer = np.empty(CHUNK, dtype=np.uint8)
+    for start, codes in _codes(array, where, delta, first):
+        out = buffer[: len(codes)]
+        if (bad := int(kernel(codes, out))) >= 0:
+            raise _stopped(where, codes, bad, first + start + bad)
+        total += int(out.sum(dtype=np.uint64))
+    return total
+
+
+def packed_size(values: Any, *, delta: bool = False) -> int:
+    """The bytes `pack(values, delta=delta)` takes.
+
+    >>> from fibnim import coding
+    >>> coding.packed_size([1, 2, 3, 4, 11]), coding.packed_size(range(1, 1001))
+    (3, 1680)
+    """
+    return (_bits(_array(values, "packed_size"), "packed_size", delta) + 7) // 8
+
+
+def _stopped(where: str, codes: NDArray[np.uint64], bad: int, index: int) -> Exception:
+    """Why a kernel stopped at codes[bad], values[index]: a 0 (no codeword),
+    or a value that changed since fibnim read it."""
+    if codes[bad] == 0:
+        return refuse(where, "values", (index,), 0, _ZERO)
+    return _changed(where, index)
+
+
+def _changed(where: str, index: int) -> RuntimeError:
+    return RuntimeError(
+        f"{where}: values[{index}] was not what fibnim read before: the array changed "
+        "while fibnim read it (nothing was written from the changed value)"
+    )
+
+
+def _pack(
+    array: NDArray[Any], where: str, delta: bool, first: int = 0
+) -> tuple[NDArray[np.uint8], int]:
+    """The stream of array's codewords, and its length in bits (errors name
+    the index plus first)."""
+    total = _bits(array, where, delta, first)
+    out = np.zeros((total + 63) // 64 * 8, dtype=np.uint8)
+    state = np.array([0, total], dtype=np.uint64)
+    kernel = _kernels().pack
+    for start, codes in _codes(array, where, delta, first):
+        if (bad := int(kernel(codes, out, state))) >= 0:
+            raise _stopped(where, codes, bad, first + start + bad)
+    if int(state[0]) != total:
+        raise _changed(where, first + len(array) - 1)
+    return out[: (total + 7) // 8], total
+
+
+def pack(values: Any, *, delta: bool = False) -> NDArray[np.uint8]:
+    """The Fibonacci codewords of values, one after another, as bytes.
+
+    Parameters
+    ----------
+    values : array_like of int, 1-d
+        Integers from 1 to 2**64 - 1 (add 1 to code values from 0); with
+        `delta`, non-decreasing integers from 0 (sorted ids, repeats allowed).
+    delta : bool
+        Code ``values[0] + 1``, then each ``values[i] - values[i - 1] + 1``:
+        small gaps of sorted values give short codewords.
+
+    Returns
+    -------
+    ndarray of uint8
+        The stream: the first codeword's first digit is the top bit of byte
+        0, and the last byte is padded with zero bits.
+
+    Raises
+    ------
+    ValueError
+        A value below 1 (with `delta`: below 0, or below the one before it),
+        or above 2**64 - 1, naming it and its index.
+    TypeError
+        Values that are not integers.
+
+    Examples
+    --------
+    >>> from fibnim import coding
+    >>> [format(byte, "08b") for byte in coding.pack([1, 11])]   # 11 001011
+    ['11001011']
+    >>> coding.pack([0])
+    Traceback (most recent call last):
+    ...
+    ValueError: pack: values[0] = 0 is below 1: Fibonacci coding starts at 1 ...
+    """
+    return _pack(_array(values, "pack"), "pack", delta)[0]
+
+
+def _data(data: Any, where: str) -> NDArray[np.uint8]:
+    """bytes, a bytearray, a memoryview or a 1-d uint8 array as a uint8 array (no copy)."""
+    if isinstance(data, np.ndarray):
+        if data.dtype != np.uint8 or data.ndim != 1:
+            raise TypeError(
+                f"{where}: data must be a 1-d uint8 array, not {data.dtype} {data.shape}"
+            )
+        return np.ascontiguousarray(data)
+    if isinstance(data, (bytes, bytearray, memoryview)):
+        return np.frombuffer(memoryview(data).cast("B"), dtype=np.uint8)
+    raise TypeError(f"{where}: data must be bytes, a bytearray, a memoryview or a uint8 array")
+
+
+def _where(bit: int) -> str:
+    return f"bit offset {bit} (byte {bit // 8}, bit {bit % 8})"
+
+
+def _padding(data: NDArray[np.uint8], start: int, bits: int) -> bool:
+    """Whether the stream's bits from start on are padding: fewer than 8, all zero."""
+    if bits - start >= 8:
+        return False
+    return start >= bits or not data[start // 8] & (0xFF >> (start % 8))
+
+
+def _decode(
+    data: NDArray[np.uint8], bits: int, count: int | None, where: str, delta: bool
+) -> NDArray[np.uint64]:
+    """The values of the stream's codewords, count of them, or every one (then
+    what follows the last is at most 7 zero bits); with delta, their running
+    sums less one each. Written into one array, a chunk at a time."""
+    kernel = _kernels().unpack
+    if count is None:
+        state = np.array([0, bits, 2**63 - 1], dtype=np.uint64)
+        stop = int(kernel(data, np.empty(0, dtype=np.uint64), state))
+        end, count = int(state[0]), int(state[2])
+        if stop == 2:
+            raise ValueError(f"{where}: at {_where(end)}: {_STOPS[2]}")
+        if end < bits and not _padding(data, end, bits):
+            if bits - end >= 8:
+                raise ValueError(f"{where}: at {_where(end)}: {_STOPS[1]} (cut short?)")
+            raise ValueError(
+                f"{where}: at {_where(end)}: the last byte's padding bits are not all zero "
+                "(a codeword cut short, or data after the stream?)"
+            )
+    result = np.empty(count, dtype=np.uint64)
+    state = np.array([0, bits, 0], dtype=np.uint64)
+    total = np.uint64(0)  # with delta: the sum so far
+    for start in range(0, count, CHUNK):
+        _stop.check()
+        out, first_bit = result[start : start + CHUNK], int(state[0])
+        stop = int(kernel(data, out, state))
+        if int(state[2]) < len(out):
+            at = int(state[0])
+            if stop == 0 or (stop == 1 and _padding(data, at, bits)):
+                raise ValueError(
+                    f"{where}: count = {count}, but the stream holds {start + int(state[2])} "
+                    f"codewords (it ends at {_where(at)})"
+                )
+            raise ValueError(f"{where}: at {_where(at)}: {_STOPS[stop]}")
+        if delta:
+            total = _add_up(out, total, data, bits, first_bit, where)
+    return result
+
+
+def _add_up(
+    chunk: NDArray[np.uint64],
+    total: np.uint64,
+    data: NDArray[np.uint8],
+    bits: int,
+    first_bit: int,
+    where: str,
+) -> np.uint64:
+    """chunk (codewords' values, decoded from first_bit on) replaced by the
+    running sums of (value - 1) after total; a sum past 2**64 - 1 refused with
+    its codeword's bit offset (each step adds less than 2**64, so a sum that
+    passes it comes out below the one before)."""
+    np.subtract(chunk, np.uint64(1), out=chunk)
+    np.cumsum(chunk, out=chunk)
+    chunk += total
+    below = chunk[1:] < chunk[:-1]
+    if chunk[0] < total or below.any():
+        wrapped = 0 if chunk[0] < total else int(np.argmax(below)) + 1
+        state = np.array([first_bit, bits, wrapped], dtype=np.uint64)
+        _kernels().unpack(data, np.empty(0, dtype=np.uint64), state)  # to that codeword
+        raise ValueError(f"{where}: at {_where(int(state[0]))}: the delta sum passes 2**64 - 1")
+    last: np.uint64 = chunk[-1]
+    return last
+
+
+def unpack(data: Any, count: int | None = None, *, delta: bool = False) -> NDArray[np.uint64]:
+    """The values of a stream of Fibonacci codewords (the inverse of `pack`).
+
+    Parameters
+    ----------
+    data : bytes, bytearray, memoryview or 1-d uint8 array
+        The stream, first bit the top bit of byte 0.
+    count : int, optional
+        How many codewords to decode (what follows them is not read); None:
+        every one, and then what follows the last must be fewer than 8 zero
+        bits (the padding of `pack`).
+    delta : bool
+        The stream holds ``values[0] + 1`` and the gaps plus 1, as
+        `pack(delta=True)` writes: give back the running sums.
+
+    Raises
+    ------
+    ValueError
+        Naming the bit offset: a stream that ends inside a codeword, padding
+        that is not zero, a codeword worth more than 2**64 - 1, a count larger
+        than the stream holds, a delta sum past 2**64 - 1.
+
+    Examples
+    --------
+    >>> from fibnim import coding
+    >>> coding.unpack(bytes([0b11011001, 0b10110000]))   # 11 011 0011 011 and padding
+    array([1, 2, 3, 2], dtype=uint64)
+    >>> coding.unpack(bytes([0b11011001, 0b10110000]), count=2)
+    array([1, 2], dtype=uint64)
+    >>> coding.unpack(bytes([0b11011001]))
+    Traceback (most recent call last):
+    ...
+    ValueError: unpack: at bit offset 5 (byte 0, bit 5): the last byte's padding bits ...
+    """
+    stream = _data(data, "unpack")
+    if count is not None:
+        if isinstance(count, bool) or not isinstance(count, (int, np.integer)):
+            raise TypeError(f"unpack: count must be an int or None, not {count!r}")
+        count = check_int(int(count), "unpack", "count")
+    return _decode(stream, stream.size * 8, count, "unpack", delta)
+
+
+# --- files -------------------------------------------------------------------------
+
+MAGIC = b"FIBNIMFC"
+VERSION = 1
+BLOCK = 1 << 18  # values per block
+_HEADER = struct.Struct("<8sHHIQ")  # magic, version, flags (1: delta), 0, count
+_BLOCK_HEADER = struct.Struct("<IIQ")  # crc32 (of the rest and the payload), count, bits
+
+
+def header(count: int, delta: bool) -> bytes:
+    """A coded file's header: its magic, version, flags and count of values."""
+    return _HEADER.pack(MAGIC, VERSION, int(delta), 0, count)
+
+
+def block(values: NDArray[Any], where: str, delta: bool, first: int = 0) -> bytes:
+    """One block of a coded file: its header and its stream, decodable alone
+    (with delta, its first value is coded whole); errors name the index plus
+    first, where the block starts in the file's values."""
+    packed, bits = _pack(values, where, delta, first)
+    stream = packed.tobytes()
+    rest = struct.pack("<IQ", len(values), bits)
+    return struct.pack("<I", zlib.crc32(stream, zlib.crc32(rest))) + rest + stream
+
+
+def write(file: BinaryIO, values: Any, *, delta: bool = False) -> int:
+    """Write values to an open binary file as a Fibonacci-coded stream of
+    blocks; returns the bytes written. The format (docs/math/coding.rst): a
+    24-byte header (magic ``FIBNIMFC``, version, flags with bit 0 for delta,
+    the count of values), then blocks of up to 2**18 values, each a 16-byte
+    header (CRC-32 of the rest of the block, its count, its length in bits)
+    and its stream; each block decodes on its own (with delta, its first
+    value is coded whole).
+
+    >>> import io
+    >>> from fibnim import coding
+    >>> file = io.BytesIO()
+    >>> coding.write(file, [5, 8, 13])
+    43
+    >>> coding.read(io.BytesIO(file.getvalue()))
+    array([ 5,  8, 13], dtype=uint64)
+    """
+    array = _array(values, "write")
+    written = file.write(header(len(array), delta))
+    for start in range(0, len(array), BLOCK):
+        part = array[max(start - 1, 0) : start + BLOCK]  # with the value before: delta's order
+        if delta and start and part[1] < part[0]:
+            raise ValueError(
+                f"write: values[{start}] = {part[1]} is below values[{start - 1}] = {part[0]}: "
+                "delta=True takes non-decreasing values (sorted ids)"
+            )
+        written += file.write(block(part[1:] if start else part, "write", delta, start))
+    return written
+
+
+def _read_exactly(file: BinaryIO, size: int, what: str, offset: int, name: str) -> bytes:
+    data = file.read(size)
+    if len(data) != size:
+        raise ValueError(
+            f"{name}: {what} ends at byte {offset + len(data)}: the file is cut short"
+        )
+    return data
+
+
+def read_blocks(file: BinaryIO, name: str = "read") -> tuple[int, Iterator[NDArray[np.uint64]]]:
+    """(the count of values, their values a block at a time) of a file that
+    `write` wrote, read in order; each block checked against its CRC-32 as it
+    comes. Errors begin with name (the file's, say)."""
+    head = _read_exactly(file, _HEADER.size, "the header", 0, name)
+    magic, version, flags, _, count = _HEADER.unpack(head)
+    if magic != MAGIC:
+        raise ValueError(f"{name}: not a fibnim coding file (its first bytes are {magic!r})")
+    if version != VERSION:
+        raise ValueError(f"{name}: format version {version}; this fibnim reads version {VERSION}")
+
+    def blocks() -> Iterator[NDArray[np.uint64]]:
+        offset, done, number = _HEADER.size, 0, 0
+        while done < count:
+            what = f"block {number}"
+            top = _read_exactly(file, _BLOCK_HEADER.size, f"{what}'s header", offset, name)
+            crc, size, bits = _BLOCK_HEADER.unpack(top)
+            stream = _read_exactly(file, (bits + 7) // 8, what, offset + len(top), name)
+            end = offset + len(top) + len(stream)
+            if zlib.crc32(stream, zlib.crc32(top[4:])) != crc:
+                raise ValueError(
+                    f"{name}: {what} (bytes {offset} to {end}) is damaged: "
+                    "its CRC-32 does not match"
+                )
+            if size > count - done or size == 0:
+                raise ValueError(f"{name}: {what} holds {size} values, past the count")
+            where = f"{name}: {what}"
+            data = np.frombuffer(stream, dtype=np.uint8)
+            yield _decode(data, bits, size, where, bool(flags & 1))
+            offset, done, number = end, done + size, number + 1
+        if file.read(1):
+            raise ValueError(f"{name}: bytes after the last block, from byte {offset}")
+
+    return count, blocks()
+
+
+def read(file: BinaryIO) -> NDArray[np.uint64]:
+    """The values of a file that `write` wrote (an open binary file).
+
+    Raises
+    ------
+    ValueError
+        Naming the block and the byte: a damaged block (its CRC-32), a file
+        cut short, bytes after the last block, another format.
+    """
+    count, blocks = read_blocks(file)
+    out = np.empty(count, dtype=np.uint64)
+    at = 0
+    for values in blocks:
+        out[at : at + len(values)] = values
+        at += len(values)
+    return out

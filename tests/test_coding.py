@@ -1,0 +1,305 @@
+"""Fibonacci coding (fibnim.coding), on both backends, against codewords made
+here from the definition: the Zeckendorf digits from F_2 up, then a 1."""
+
+from __future__ import annotations
+
+import io
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+from _support import subprocess_env
+from hypothesis import given
+from hypothesis import strategies as st
+
+from fibnim import coding, fib
+from fibnim._exact import zeckendorf as ints
+
+UINT64_MAX = 2**64 - 1
+
+
+def codeword(n: int) -> str:
+    """The codeword of n >= 1, from its terms: digit i for F_{i+2}, then "1"."""
+    digits = ["0"] * (ints.top_index(n) - 1)
+    for term in ints.terms(n):
+        digits[ints.top_index(term) - 2] = "1"
+    return "".join(digits) + "1"
+
+
+def stream(values: list[int]) -> bytes:
+    bits = "".join(codeword(v) for v in values)
+    bits += "0" * (-len(bits) % 8)
+    return int(bits, 2).to_bytes(len(bits) // 8, "big") if bits else b""
+
+
+def edges() -> list[int]:
+    """1, F_k - 1, F_k, F_k + 1 for every k, and the largest uint64."""
+    values = {1, UINT64_MAX, UINT64_MAX - 1}
+    for k in range(2, 94):
+        values |= {fib(k) - 1, fib(k), fib(k) + 1}
+    return sorted(v for v in values if 1 <= v <= UINT64_MAX)
+
+
+def test_the_codewords_of_the_issue_table():
+    for n, word in [(1, "11"), (2, "011"), (3, "0011"), (4, "1011"), (11, "001011")]:
+        assert codeword(n) == word
+        bits = "".join(format(b, "08b") for b in coding.pack([n]))
+        assert bits == word + "0" * (-len(word) % 8)
+
+
+def test_every_edge_value_packs_to_its_codeword_and_back():
+    values = edges()
+    packed = coding.pack(values)
+    assert packed.dtype == np.uint8 and packed.tobytes() == stream(values)
+    assert coding.unpack(packed).tolist() == values
+    assert coding.lengths(values).tolist() == [len(codeword(v)) for v in values]
+    assert coding.lengths([fib(93), UINT64_MAX]).tolist() == [coding.CODEWORD_MAX] * 2
+
+
+@given(st.lists(st.integers(1, UINT64_MAX), max_size=60))
+def test_pack_is_the_concatenated_codewords(values):
+    packed = coding.pack(values)
+    assert packed.tobytes() == stream(values)
+    assert coding.packed_size(values) == packed.size
+    assert coding.unpack(packed).tolist() == values
+    assert (
+        coding.unpack(packed.tobytes(), count=len(values) // 2).tolist()
+        == values[: len(values) // 2]
+    )
+
+
+@given(st.lists(st.integers(0, 2**40), max_size=60).map(sorted))
+def test_delta_round_trips_sorted_values_with_repeats(values):
+    packed = coding.pack(values, delta=True)
+    gaps = [b - a + 1 for a, b in zip([0, *values], values, strict=False)]
+    gaps[:1] = [values[0] + 1] if values else []
+    assert packed.tobytes() == stream(gaps)
+    assert coding.unpack(packed, delta=True).tolist() == values
+
+
+def test_chunks_of_the_stream_join_at_any_bit():
+    # more values than a chunk, with codewords of every length across chunk ends
+    rng = np.random.default_rng(3)
+    values = (
+        rng.integers(1, 2**63, size=200_000, dtype=np.uint64)
+        >> rng.integers(0, 63, size=200_000).astype(np.uint64)
+    ) | np.uint64(1)
+    packed = coding.pack(values)
+    assert packed.size == coding.packed_size(values)
+    assert np.array_equal(coding.unpack(packed), values)
+    assert np.array_equal(
+        coding.unpack(coding.pack(np.sort(values), delta=True), delta=True), np.sort(values)
+    )
+
+
+@pytest.mark.parametrize(
+    ("values", "error", "message"),
+    [
+        ([3, 0], ValueError, r"pack: values\[1\] = 0 is below 1: Fibonacci coding starts at 1"),
+        ([3, -2], ValueError, r"values\[1\] = -2 is below 1"),
+        (np.array([5, -1]), ValueError, r"values\[1\] = -1 is below 1"),
+        ([1, 2**64], ValueError, r"values\[1\] = 18446744073709551616 is above 2\*\*64 - 1"),
+        ([1.5], TypeError, "values"),
+        ([[1, 2]], ValueError, "1-d"),
+    ],
+)
+def test_bad_values_are_named(values, error, message):
+    with pytest.raises(error, match=message):
+        coding.pack(values)
+
+
+def test_delta_errors_name_the_index():
+    with pytest.raises(ValueError, match=r"values\[2\] = 4 is below values\[1\] = 7: delta=True"):
+        coding.pack([1, 7, 4], delta=True)
+    with pytest.raises(ValueError, match=r"values\[0\] = -1 is negative"):
+        coding.pack([-1, 3], delta=True)
+    with pytest.raises(ValueError, match=r"values\[0\] \+ 1 is 2\*\*64"):
+        coding.pack([UINT64_MAX], delta=True)
+    with pytest.raises(ValueError, match=r"values\[1\] - values\[0\] \+ 1 is 2\*\*64"):
+        coding.pack(np.array([0, UINT64_MAX], dtype=np.uint64), delta=True)
+
+
+def test_pack_leaves_its_input_as_it_was():
+    values = np.array([9, 1, 2**62], dtype=np.uint64)
+    before = values.copy()
+    coding.pack(values)
+    coding.pack(np.sort(values), delta=True)
+    assert np.array_equal(values, before)
+
+
+def bits_to_bytes(bits: str) -> bytes:
+    bits += "0" * (-len(bits) % 8)
+    return int(bits, 2).to_bytes(len(bits) // 8, "big") if bits else b""
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (bits_to_bytes("11" + "0101"), "at bit offset 2 .*padding bits are not all zero"),
+        (bits_to_bytes("11" + "01010101" + "0"), "at bit offset 2 .*ends inside a codeword"),
+        (bytes([0b11000000, 0]), "at bit offset 2 .*ends inside a codeword"),
+        # F_93 + F_91 + F_89: a 93-bit codeword past 2**64 - 1
+        (
+            bits_to_bytes("0" * 87 + "10101" + "1"),
+            "at bit offset 0 .*worth more than 2\\*\\*64 - 1",
+        ),
+        # a codeword of 94 bits and more
+        (bits_to_bytes("0" * 100 + "11"), "at bit offset 0 .*worth more than 2"),
+    ],
+)
+def test_bad_streams_name_the_bit_offset(data, message):
+    with pytest.raises(ValueError, match=message):
+        coding.unpack(data)
+
+
+def test_counts_and_delta_sums_past_the_stream_are_errors():
+    packed = coding.pack([1, 2, 3])
+    with pytest.raises(ValueError, match=r"count = 4, but the stream holds 3 codewords"):
+        coding.unpack(packed, count=4)
+    with pytest.raises(ValueError, match=r"at bit offset 93 .*delta sum passes 2\*\*64 - 1"):
+        coding.unpack(coding.pack([UINT64_MAX, UINT64_MAX]), delta=True)
+    assert coding.unpack(b"").tolist() == [] and coding.unpack(b"\x00", count=0).tolist() == []
+    with pytest.raises(TypeError, match="count must be an int"):
+        coding.unpack(packed, count=1.0)
+
+
+def test_every_kind_of_buffer_is_read_in_place():
+    packed = coding.pack([5, 8, 13])
+    for data in (packed, packed.tobytes(), bytearray(packed), memoryview(packed.tobytes())):
+        assert coding.unpack(data).tolist() == [5, 8, 13]
+    strided = np.zeros(2 * packed.size, dtype=np.uint8)
+    strided[::2] = packed
+    assert coding.unpack(strided[::2]).tolist() == [5, 8, 13]
+    with pytest.raises(TypeError, match="1-d uint8 array"):
+        coding.unpack(packed.astype(np.int16))
+
+
+@given(st.binary(max_size=40))
+def test_any_bytes_decode_or_raise_a_clear_error(data):
+    try:
+        values = coding.unpack(data)
+    except ValueError as error:
+        assert "bit offset" in str(error)
+    else:
+        # what decodes is those codewords, then fewer than 8 zero bits
+        assert coding.pack(values).tobytes() == data
+
+
+def test_files_round_trip_in_blocks(monkeypatch):
+    monkeypatch.setattr(coding, "BLOCK", 1000)
+    values = np.cumsum(np.random.default_rng(1).geometric(0.01, size=4321)).astype(np.uint64)
+    for delta in (False, True):
+        file = io.BytesIO()
+        size = coding.write(file, values, delta=delta)
+        assert size == len(file.getvalue())
+        assert np.array_equal(coding.read(io.BytesIO(file.getvalue())), values)
+    # delta blocks are smaller: gaps of about 100 against values up to 4 * 10**5
+    assert size < len(coding.pack(values)) * 0.7
+
+
+def test_damaged_files_name_the_block_and_the_byte(monkeypatch):
+    monkeypatch.setattr(coding, "BLOCK", 100)
+    file = io.BytesIO()
+    coding.write(file, range(1, 301))
+    data = bytearray(file.getvalue())
+    damaged = data.copy()
+    damaged[-5] ^= 0x10  # in block 2
+    with pytest.raises(ValueError, match=r"block 2 \(bytes \d+ to \d+\) is damaged"):
+        coding.read(io.BytesIO(bytes(damaged)))
+    with pytest.raises(ValueError, match=r"block 2 ends at byte \d+: the file is cut short"):
+        coding.read(io.BytesIO(bytes(data[:-3])))
+    with pytest.raises(ValueError, match="bytes after the last block"):
+        coding.read(io.BytesIO(bytes(data) + b"\x00"))
+    with pytest.raises(ValueError, match="not a fibnim coding file"):
+        coding.read(io.BytesIO(b"PK\x03\x04" + bytes(data[4:])))
+
+
+def test_the_commands_round_trip_files_and_pipes(tmp_path):
+    from _support import run_fibnim
+
+    values = np.cumsum(np.random.default_rng(2).geometric(0.02, size=300_001)).astype(np.int64)
+    np.save(tmp_path / "ids.npy", values)
+    packed = run_fibnim("pack", "ids.npy", "-o", "ids.fnc", "--delta", cwd=tmp_path)
+    assert packed.returncode == 0, packed.stderr
+    assert (
+        packed.stderr.startswith("pack: 300,001 values into ")
+        and "bits per value" in packed.stderr
+    )
+    unpacked = run_fibnim("unpack", "ids.fnc", "-o", "back.npy", cwd=tmp_path)
+    assert unpacked.returncode == 0, unpacked.stderr
+    back = np.load(tmp_path / "back.npy")
+    assert back.dtype == np.uint64 and np.array_equal(back, values)
+    with open(tmp_path / "ids.fnc", "rb") as file:
+        assert np.array_equal(coding.read(file), values)  # the file is write()'s format
+    # - is stdin and stdout, through a pipe
+    piped = subprocess.run(
+        f"{sys.executable} -m fibnim pack - -o - -q < ids.npy | "
+        f"{sys.executable} -m fibnim unpack - -o - -q > piped.npy",
+        shell=True, cwd=tmp_path, env=subprocess_env(), capture_output=True, text=True,
+    )  # fmt: skip
+    assert piped.returncode == 0, piped.stderr
+    assert np.array_equal(np.load(tmp_path / "piped.npy"), values)
+
+
+def test_the_commands_refuse_and_leave_nothing_behind(tmp_path):
+    from _support import run_fibnim
+
+    np.save(tmp_path / "down.npy", np.array([5, 3, 8]))
+    np.save(tmp_path / "floats.npy", np.array([1.5]))
+    with open(tmp_path / "good.fnc", "wb") as file:
+        coding.write(file, range(1, 1000))
+    damaged = bytearray((tmp_path / "good.fnc").read_bytes())
+    damaged[-2] ^= 4
+    (tmp_path / "damaged.fnc").write_bytes(bytes(damaged))
+    cases = [
+        (
+            1,
+            ["pack", "down.npy", "-o", "never.fnc", "--delta"],
+            "values[1] = 3 is below values[0] = 5",
+        ),
+        (1, ["pack", "down.npy", "-o", "never.fnc"], None),  # fine without --delta
+        (1, ["pack", "floats.npy", "-o", "never.fnc"], "not integers"),
+        (1, ["unpack", "damaged.fnc", "-o", "never.npy"], "block 0 (bytes 24 to"),
+        (2, ["unpack", "missing.fnc", "-o", "never.npy"], "no such file"),
+        (2, ["unpack", "good.fnc", "-o", "good.fnc"], "exists; --force"),
+    ]
+    for status, arguments, message in cases:
+        result = run_fibnim(*arguments, cwd=tmp_path)
+        if message is None:
+            assert result.returncode == 0, result.stderr
+            (tmp_path / "never.fnc").unlink()
+            continue
+        assert result.returncode == status, (arguments, result.stderr)
+        assert message in result.stderr, result.stderr
+    assert not any(path.name.startswith("never") for path in tmp_path.iterdir())
+
+
+@pytest.mark.skipif(os.name == "nt", reason="POSIX signals")
+@pytest.mark.parametrize("name", ["SIGINT", "SIGTERM"])
+def test_an_interrupted_pack_leaves_the_old_output(tmp_path, name):
+    # the input: a pipe whose .npy header promises more values than ever come
+    # (a read waiting on it is interrupted too); the old output stays
+    number = getattr(signal, name)
+    (tmp_path / "out.fnc").write_bytes(b"old")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "fibnim", "pack", "-", "-o", "out.fnc", "--force", "-q"],
+        cwd=tmp_path, env=subprocess_env(), stdin=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    assert process.stdin is not None
+    header = io.BytesIO()
+    np.lib.format.write_array_header_1_0(
+        header, {"descr": "<u8", "fortran_order": False, "shape": (10**9,)}
+    )
+    process.stdin.write(header.getvalue() + np.arange(1, 2**19, dtype="<u8").tobytes())
+    process.stdin.flush()
+    time.sleep(2)
+    process.send_signal(number)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 128 + number, err
+    assert f"stopped by {name}" in err.decode()
+    assert [p.name for p in tmp_path.iterdir()] == ["out.fnc"]
+    assert (tmp_path / "out.fnc").read_bytes() == b"old"
