@@ -37,11 +37,61 @@ def stream(values: list[int]) -> bytes:
 
 
 def edges() -> list[int]:
-    """1, F_k - 1, F_k, F_k + 1 for every k, and the largest uint64."""
+    """1, F_k - 1, F_k, F_k + 1 for every k, 2**k - 1, 2**k, 2**k + 1, and the
+    largest uint64 (a 93-bit codeword)."""
     values = {1, UINT64_MAX, UINT64_MAX - 1}
     for k in range(2, 94):
         values |= {fib(k) - 1, fib(k), fib(k) + 1}
+    for k in range(65):
+        values |= {2**k - 1, 2**k, 2**k + 1}
     return sorted(v for v in values if 1 <= v <= UINT64_MAX)
+
+
+def test_every_value_up_to_10_5_is_its_codeword():
+    values = list(range(1, 10**5 + 1))
+    packed = coding.pack(values)
+    assert packed.tobytes() == stream(values)
+    assert coding.unpack(packed).tolist() == values
+
+
+def test_random_streams_of_every_length_from_0_to_200_and_their_tails():
+    rng = np.random.default_rng(11)
+    for length in range(201):
+        bits = rng.integers(0, 64, size=length).astype(np.uint64)
+        values = (rng.integers(0, 2**63, size=length, dtype=np.uint64) >> bits) + np.uint64(1)
+        packed = coding.pack(values)
+        assert packed.tobytes() == stream(values.tolist()), length
+        assert np.array_equal(coding.unpack(packed), values), length
+
+
+def test_every_implementation_writes_and_reads_the_pure_twins_bits():
+    from fibnim import _backend
+
+    compiled, pure = _backend.twins("coding")
+    if compiled is None:
+        pytest.skip("no compiled core in this installation: the pure twin is all there is")
+    values = np.array(edges() * 3, dtype=np.uint64)
+    np.random.default_rng(4).shuffle(values)
+    before = _backend._CORE.implementation()  # the core's, whichever backend is active
+    try:
+        for name in _backend.implementations():
+            _backend.use_implementation(name)
+            streams = []
+            for twin in (compiled, pure):
+                lengths = np.empty(len(values), dtype=np.uint8)
+                assert twin.lengths(values, lengths) == -1
+                total = int(lengths.sum(dtype=np.uint64))
+                out = np.zeros((total + 63) // 64 * 8, dtype=np.uint8)
+                state = np.array([3, total + 3], dtype=np.uint64)  # from bit 3 on
+                assert twin.pack(values, out, state) == -1 and int(state[0]) == total + 3
+                decoded = np.empty(len(values), dtype=np.uint64)
+                state = np.array([3, total + 3, 0], dtype=np.uint64)
+                assert twin.unpack(out, decoded, state) == 0
+                assert np.array_equal(decoded, values)
+                streams.append(out.tobytes())
+            assert streams[0] == streams[1], name
+    finally:
+        _backend.use_implementation(before)
 
 
 def test_the_codewords_of_the_issue_table():
@@ -199,6 +249,32 @@ def test_files_round_trip_in_blocks(monkeypatch):
         assert np.array_equal(coding.read(io.BytesIO(file.getvalue())), values)
     # delta blocks are smaller: gaps of about 100 against values up to 4 * 10**5
     assert size < len(coding.pack(values)) * 0.7
+
+
+def test_a_file_damaged_in_any_field_or_cut_at_any_block_is_named(monkeypatch):
+    monkeypatch.setattr(coding, "BLOCK", 50)
+    file = io.BytesIO()
+    coding.write(file, np.arange(1, 201), delta=True)
+    data = file.getvalue()
+    # the header: magic, version, flags, CRC-32, count; a block: CRC-32,
+    # count, bits, and a byte of its stream
+    fields = {0: "not a fibnim coding file", 8: "format version", 10: "header", 12: "header"}
+    fields |= {16: "header", 24: "block 0", 28: "block 0", 32: "block 0", 40: "block 0"}
+    for offset, named in fields.items():
+        damaged = bytearray(data)
+        damaged[offset] ^= 0x01
+        with pytest.raises(ValueError, match=named):
+            coding.read(io.BytesIO(bytes(damaged)))
+    # cut at every block's start and inside every header
+    starts, offset = [], 24
+    while offset < len(data):
+        starts.append(offset)
+        bits = int.from_bytes(data[offset + 8 : offset + 16], "little")
+        offset += 16 + (bits + 7) // 8
+    assert len(starts) == 4 and offset == len(data)
+    for cut in [*range(24), *starts, *(s + 5 for s in starts), len(data) - 1]:
+        with pytest.raises(ValueError, match="is cut short"):
+            coding.read(io.BytesIO(data[:cut]))
 
 
 def test_damaged_files_name_the_block_and_the_byte(monkeypatch):

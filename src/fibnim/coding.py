@@ -360,13 +360,18 @@ def unpack(data: Any, count: int | None = None, *, delta: bool = False) -> NDArr
 MAGIC = b"FIBNIMFC"
 VERSION = 1
 BLOCK = 1 << 18  # values per block
-_HEADER = struct.Struct("<8sHHIQ")  # magic, version, flags (1: delta), 0, count
+_HEADER = struct.Struct("<8sHHIQ")  # magic, version, flags (1: delta), crc32, count
 _BLOCK_HEADER = struct.Struct("<IIQ")  # crc32 (of the rest and the payload), count, bits
 
 
 def header(count: int, delta: bool) -> bytes:
-    """A coded file's header: its magic, version, flags and count of values."""
-    return _HEADER.pack(MAGIC, VERSION, int(delta), 0, count)
+    """A coded file's header: its magic, version, flags, CRC-32 (of the header
+    with those 4 bytes zero) and count of values."""
+    return _HEADER.pack(MAGIC, VERSION, int(delta), _header_crc(int(delta), count), count)
+
+
+def _header_crc(flags: int, count: int) -> int:
+    return zlib.crc32(_HEADER.pack(MAGIC, VERSION, flags, 0, count))
 
 
 def block(values: NDArray[Any], where: str, delta: bool, first: int = 0) -> bytes:
@@ -383,7 +388,7 @@ def write(file: BinaryIO, values: Any, *, delta: bool = False) -> int:
     """Write values to an open binary file as a Fibonacci-coded stream of
     blocks; returns the bytes written. The format (docs/math/coding.rst): a
     24-byte header (magic ``FIBNIMFC``, version, flags with bit 0 for delta,
-    the count of values), then blocks of up to 2**18 values, each a 16-byte
+    its CRC-32, the count of values), then blocks of up to 2**18 values, each a 16-byte
     header (CRC-32 of the rest of the block, its count, its length in bits)
     and its stream; each block decodes on its own (with delta, its first
     value is coded whole).
@@ -423,11 +428,15 @@ def read_blocks(file: BinaryIO, name: str = "read") -> tuple[int, Iterator[NDArr
     `write` wrote, read in order; each block checked against its CRC-32 as it
     comes. Errors begin with name (the file's, say)."""
     head = _read_exactly(file, _HEADER.size, "the header", 0, name)
-    magic, version, flags, _, count = _HEADER.unpack(head)
+    magic, version, flags, crc, count = _HEADER.unpack(head)
     if magic != MAGIC:
         raise ValueError(f"{name}: not a fibnim coding file (its first bytes are {magic!r})")
     if version != VERSION:
         raise ValueError(f"{name}: format version {version}; this fibnim reads version {VERSION}")
+    if crc != _header_crc(flags, count) or flags > 1:
+        raise ValueError(
+            f"{name}: the header (bytes 0 to 24) is damaged: its CRC-32 does not match"
+        )
 
     def blocks() -> Iterator[NDArray[np.uint64]]:
         offset, done, number = _HEADER.size, 0, 0
