@@ -473,7 +473,8 @@ class ArrowTextSource(TextSource):
                         if block.size and block.min() < 0:
                             raise pa.ArrowInvalid("a negative value")
                         gathered.append(block)
-                        kept.append(batch.columns)
+                        if self.pick is not None:  # else the columns are the block's
+                            kept.append(batch.columns)
                         rows += len(block)
                     if rows >= size:
                         yield first, np.concatenate(gathered), self._kept(kept)
