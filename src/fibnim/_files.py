@@ -194,6 +194,9 @@ class NpySource(Source):
 
     def __init__(self, path: str) -> None:
         self.name = path
+        # what window() opens: absolute, for tasks that run in another
+        # directory (a dask worker's), each handed this source, header read once
+        self.path = os.path.abspath(path)
         try:
             with open(path, "rb") as f:
                 shape, fortran, dtype = read_npy_header(f)
@@ -237,7 +240,7 @@ class NpySource(Source):
             ]
         else:
             runs = [(self.offset + start * self.width * size, nbytes)]
-        with open(self.name, "rb", buffering=0) as f:
+        with open(self.path, "rb", buffering=0) as f:
             into = raw.data
             for offset, length in runs:
                 part, into = into[:length], into[length:]

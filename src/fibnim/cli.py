@@ -358,25 +358,26 @@ def _random_rows(
 
 
 def _npy_rows(
-    path: str,
+    source: NpySource,
     start: int,
     stop: int,
     game: GameName,
     bound: int | None,
     sink: Sink | None = None,
-    pick: list[int] | None = None,
 ) -> _Done:
     """A task that reads its own rows of the input (its piles: the columns
-    `pick`). When they go no further than this task (a `direct` sink), they are
-    read into this thread's buffer."""
-    source = NpySource(path)
+    `source.pick`). When they go no further than this task (a `direct` sink),
+    they are read into this thread's buffer. The header was read once, by the
+    main thread: parsing it in many threads at once tripped CPython 3.11's ast
+    (`AST constructor recursion depth mismatch`, in numpy's header parse)."""
     nbytes = (stop - start) * source.width * source.dtype.itemsize
     direct = sink is not None and sink.direct
     rows = source.window(start, stop, _input_buffer(nbytes) if direct else None)
+    pick = source.pick
     if pick is None:
-        return _solve(rows, game, bound, sink, path, start)
+        return _solve(rows, game, bound, sink, source.name, start)
     kept = None if direct else list(rows.T)
-    return _solve(rows[:, pick], game, bound, sink, path, start, kept, pick)
+    return _solve(rows[:, pick], game, bound, sink, source.name, start, kept, pick)
 
 
 def _tasks(
@@ -389,10 +390,9 @@ def _tasks(
             yield _random_rows, (source, start, count, bound, None if dask else sink)
         return
     if isinstance(source, NpySource) and source.rows is not None:
-        path = os.path.abspath(source.name)  # the workers' directory may not be ours
         for start in range(0, source.rows, chunk):
             stop = min(start + chunk, source.rows)
-            yield _npy_rows, (path, start, stop, game, bound, None if dask else sink, source.pick)
+            yield _npy_rows, (source, start, stop, game, bound, None if dask else sink)
         return
     for first, positions, kept in source.chunks(chunk):
         yield _solve, (positions, game, bound, None, source.name, first, kept, source.pick)
