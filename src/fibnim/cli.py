@@ -601,7 +601,10 @@ def _sink(arguments: argparse.Namespace, rules: Any, source: Source) -> Sink | N
     try:
         rules.check_piles(len(source.piles))
     except ValueError as error:
-        raise DataError(f"{source.name}: {error}{_columns_hint(source)}") from None
+        hint = ""
+        if not isinstance(source, _Random):
+            hint = _columns_hint(source.columns if source.named else None)
+        raise DataError(f"{source.name}: {error}{hint}") from None
     if _same_file(arguments.input, arguments.output):
         raise UsageError(
             f"{arguments.output}: is the input file itself (its name, a link to it or "
@@ -641,13 +644,12 @@ def _summary_plot(
     save_figure(figure, arguments.summary_plot, kind, arguments.force)
 
 
-def _columns_hint(source: Source) -> str:
-    """For a refused column count: the input's columns, and how to choose the piles."""
-    if isinstance(source, _Random):
-        return ""
-    if not source.named:
+def _columns_hint(columns: list[str] | None) -> str:
+    """For a refused column count: the input's columns (None: they have no
+    names), and how to choose the piles."""
+    if columns is None:
         return "; choose the pile columns by index with --columns (counted from 0)"
-    return f"; its columns are {', '.join(source.columns)}: choose the piles with --columns"
+    return f"; its columns are {', '.join(columns)}: choose the piles with --columns"
 
 
 def _count(n: int, thing: str) -> str:
@@ -808,8 +810,8 @@ def _classify_dataset(arguments: argparse.Namespace, rules: Any) -> int:
     try:
         rules.check_piles(len(piles))
     except ValueError as error:
-        hint = f"; its columns are {', '.join(names)}: choose the piles with --columns"
-        raise DataError(f"{where}: {error}{hint if piles is names else ''}") from None
+        hint = _columns_hint(names) if piles is names else ""
+        raise DataError(f"{where}: {error}{hint}") from None
     for name in piles:
         dtype = frame.dtypes[name]
         if np.dtype(getattr(dtype, "numpy_dtype", dtype)).kind not in "iu":
@@ -985,23 +987,12 @@ def _pack(arguments: argparse.Namespace) -> int:
     with _opened(arguments.input) as source:
         count, _, blocks = _npy_values(source, arguments.input)
         bar = _progress(count, arguments.quiet)
-        size, previous = 0, None
         try:
             with _written(arguments.output, arguments.force) as target:
-                size += target.write(coding.header(count, arguments.delta))
-                for number, values in enumerate(blocks):
-                    first = number * coding.BLOCK
-                    if arguments.delta and previous is not None and values[0] < previous:
-                        raise DataError(
-                            f"{arguments.input}: value {first} ({values[0]}) is below the one "
-                            f"before it ({previous}): --delta takes sorted values"
-                        )
-                    size += target.write(
-                        coding.block(values, arguments.input, arguments.delta, first)
-                    )
-                    previous = values[-1]
-                    if bar is not None:
-                        bar.update(len(values))
+                size = coding.write_blocks(
+                    target, blocks, count, arguments.delta, arguments.input,
+                    None if bar is None else bar.update,
+                )  # fmt: skip
         finally:
             if bar is not None:
                 bar.close()

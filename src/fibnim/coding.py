@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import struct
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, BinaryIO
 
 import numpy as np
@@ -388,9 +388,9 @@ def write(file: BinaryIO, values: Any, *, delta: bool = False) -> int:
     """Write values to an open binary file as a Fibonacci-coded stream of
     blocks; returns the bytes written. The format (docs/math/coding.rst): a
     24-byte header (magic ``FIBNIMFC``, version, flags with bit 0 for delta,
-    its CRC-32, the count of values), then blocks of up to 2**18 values, each a 16-byte
-    header (CRC-32 of the rest of the block, its count, its length in bits)
-    and its stream; each block decodes on its own (with delta, its first
+    its CRC-32, the count of values), then blocks of up to 2**18 values, each a
+    16-byte header (CRC-32 of the rest of the block, its count, its length in
+    bits) and its stream; each block decodes on its own (with delta, its first
     value is coded whole).
 
     >>> import io
@@ -402,15 +402,36 @@ def write(file: BinaryIO, values: Any, *, delta: bool = False) -> int:
     array([ 5,  8, 13], dtype=uint64)
     """
     array = _array(values, "write")
-    written = file.write(header(len(array), delta))
-    for start in range(0, len(array), BLOCK):
-        part = array[max(start - 1, 0) : start + BLOCK]  # with the value before: delta's order
-        if delta and start and part[1] < part[0]:
+    parts = (array[start : start + BLOCK] for start in range(0, len(array), BLOCK))
+    return write_blocks(file, parts, len(array), delta, "write")
+
+
+def write_blocks(
+    file: BinaryIO,
+    parts: Iterable[NDArray[Any]],
+    count: int,
+    delta: bool,
+    where: str,
+    done: Callable[[int], Any] | None = None,
+) -> int:
+    """`write` of values that come a block (at most BLOCK values) at a time,
+    count of them in all; done(n) after each block of n. Returns the bytes
+    written."""
+    written = file.write(header(count, delta))
+    first, previous = 0, None
+    for part in parts:
+        if delta and previous is not None and len(part) and part[0] < previous:
             raise ValueError(
-                f"write: values[{start}] = {part[1]} is below values[{start - 1}] = {part[0]}: "
-                "delta=True takes non-decreasing values (sorted ids)"
+                f"{where}: values[{first}] = {part[0]} is below values[{first - 1}] = "
+                f"{previous}: delta=True takes non-decreasing values (sorted ids)"
             )
-        written += file.write(block(part[1:] if start else part, "write", delta, start))
+        written += file.write(block(part, where, delta, first))
+        previous = part[-1] if len(part) else previous
+        first += len(part)
+        if done is not None:
+            done(len(part))
+    if first != count:
+        raise ValueError(f"{where}: {first} values came, not the {count} the header gives")
     return written
 
 
