@@ -26,6 +26,7 @@ cdef extern from "simd.h":
         Py_ssize_t (*fib_two_pile)(const uint64_t* piles, const uint64_t* r, uint8_t* out,
                                    Py_ssize_t count, uint64_t limit, const uint64_t* rows,
                                    int* any_unsure) noexcept nogil
+        uint64_t (*count_codewords)(const uint8_t* data, uint64_t bits) noexcept nogil
 
     const Path PATHS "fibnim_paths"[]
     const int PATH_COUNT "FIBNIM_PATH_COUNT"

@@ -1,5 +1,6 @@
 /* Fibonacci coding's bit streams (fibnim_c/coding.pxi): reading 56 bits at
-   any position, and appending codewords a 64-bit word at a time. */
+   any position, appending codewords a 64-bit word at a time, and counting
+   the codewords of a stream without decoding them. */
 #ifndef FIBNIM_CODING_H
 #define FIBNIM_CODING_H
 #include "scalar.h"
@@ -36,6 +37,50 @@ FIBNIM_INLINE void fibnim_put(fibnim_writer *w, uint64_t word, int length) {
     w->out += full * 8;
     w->acc = full ? rest : w->acc;
     w->used = (w->used + length) & 63;
+}
+
+/* Counting codewords. A codeword ends at the first "11" after its start, so
+   the codewords of a stream are its "11" pairs taken greedily from the first
+   bit: a run of L ones holds L / 2 (rounded down) of them, wherever the
+   codewords fall in it. A 64-bit word (stream order from bit 63 down) is
+   counted as runs of its own, the run at its top lengthened by one where the
+   word before ended in a 1 left over from its pairs (`carry`).
+
+   A run's pairs can be counted from either end, so from its lowest bit b:
+   b + 1, b + 3, ... close pairs. Adding each run's lowest bit carries through
+   the run and clears it, so adding only the lowest bits at even positions
+   clears exactly the runs whose b is even: their pairs close at odd
+   positions, the other runs' at even ones. No walk over the bits, no table. */
+#define FIBNIM_EVEN_POSITIONS UINT64_C(0x5555555555555555)
+
+FIBNIM_INLINE uint64_t fibnim_word_pairs(uint64_t w, uint64_t *carry) {
+    uint64_t lows = w & ~(w << 1);
+    uint64_t even_low = w & ~(w + (lows & FIBNIM_EVEN_POSITIONS));  /* runs with b even */
+    uint64_t pairs = (uint64_t)fibnim_popcount64(w & (even_low ^ FIBNIM_EVEN_POSITIONS));
+    pairs += *carry & ((w & ~even_low) >> 63);  /* the top run is odd: the carry pairs */
+    /* the bottom run (bit 0 set) of odd length L: w + 1 has its lowest new bit at L */
+    uint64_t left_over = ((w + 1) & ~w & ~FIBNIM_EVEN_POSITIONS) != 0;
+    *carry = w == ~(uint64_t)0 ? *carry : left_over;  /* a word of ones pairs up whole */
+    return pairs;
+}
+
+/* The number of codewords that end within the first `bits` bits of data. */
+FIBNIM_INLINE uint64_t fibnim_count_body(const uint8_t *data, uint64_t bits) {
+    uint64_t count = 0, carry = 0, words = bits >> 6, k;
+    for (k = 0; k < words; k++)
+        count += fibnim_word_pairs(fibnim_load_be64(data + 8 * k), &carry);
+    if (bits & 63) {
+        uint64_t last = 0, tail = bits & 63;
+        for (uint64_t i = 0; i < (tail + 7) >> 3; i++)
+            last |= (uint64_t)data[8 * words + i] << (56 - 8 * i);
+        count += fibnim_word_pairs(last & ~(~(uint64_t)0 >> tail), &carry);
+    }
+    return count;
+}
+
+/* for every processor, and (in the x86-64 paths) with popcnt instructions */
+static uint64_t fibnim_count_codewords_portable(const uint8_t *data, uint64_t bits) {
+    return fibnim_count_body(data, bits);
 }
 
 #endif

@@ -170,6 +170,20 @@ def coding_pack(const uint64_t[::1] values, uint8_t[::1] out, uint64_t[::1] stat
     return -1 if done == size else done
 
 
+def coding_count(const uint8_t[::1] data, uint64_t bits):
+    """The number of codewords that end within the first `bits` bits of data:
+    its "11" pairs, taken one after another from the first bit."""
+    if bits > <uint64_t>data.shape[0] * 8:
+        raise ValueError("coding_count: bits is past the data")
+    if bits == 0:
+        return 0
+    cdef const Path* path = current_path()
+    cdef uint64_t count
+    with nogil:
+        count = path.count_codewords(&data[0], bits)
+    return count
+
+
 def coding_unpack(const uint8_t[::1] data, uint64_t[::1] out, uint64_t[::1] state):
     """Decode the stream in data (state[1] bits of it) from bit state[0] into
     out, at most out.shape[0] values (an empty out: count them only, up to

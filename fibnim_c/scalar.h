@@ -70,8 +70,16 @@ FIBNIM_INLINE uint64_t fibnim_mul128(uint64_t a, uint64_t b, uint64_t *low) {
    in reverse order (a code's bit 0, F_2, is the stream's first). */
 #if defined(_MSC_VER)
 #define fibnim_bswap64(x) _byteswap_uint64(x)
+/* __popcnt64 is an instruction that older processors lack: count by halves */
+FIBNIM_INLINE int fibnim_popcount64(uint64_t x) {
+    x -= (x >> 1) & UINT64_C(0x5555555555555555);
+    x = (x & UINT64_C(0x3333333333333333)) + ((x >> 2) & UINT64_C(0x3333333333333333));
+    x = (x + (x >> 4)) & UINT64_C(0x0F0F0F0F0F0F0F0F);
+    return (int)((x * UINT64_C(0x0101010101010101)) >> 56);
+}
 #else
 #define fibnim_bswap64(x) __builtin_bswap64(x)
+#define fibnim_popcount64(x) __builtin_popcountll(x)
 #endif
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
 #define FIBNIM_TO_BE64(x) (x)

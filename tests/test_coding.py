@@ -94,6 +94,41 @@ def test_every_implementation_writes_and_reads_the_pure_twins_bits():
         _backend.use_implementation(before)
 
 
+def greedy_pairs(bits: str) -> int:
+    """The codewords that end in bits: each "11" found walking from the start."""
+    count = i = 0
+    while i < len(bits) - 1:
+        if bits[i] == bits[i + 1] == "1":
+            count, i = count + 1, i + 2
+        else:
+            i += 1
+    return count
+
+
+# long runs of ones (words of ones, runs across words) and every other byte
+_RUNS = st.sampled_from([0x00, 0xFF, 0x7F, 0xFE, 0x80, 0x01, 0xAA, 0x55, 0xDB, 0xB6])
+
+
+@given(st.lists(_RUNS | st.integers(0, 255), max_size=48), st.integers(0, 7))
+def test_every_implementation_counts_the_codewords_that_end_in_a_stream(data, cut):
+    from fibnim import _backend
+
+    array = np.array(data, dtype=np.uint8)
+    bits = max(0, 8 * len(data) - cut)
+    expected = greedy_pairs("".join(format(byte, "08b") for byte in data)[:bits])
+    compiled, pure = _backend.twins("coding")
+    assert pure.count(array, bits) == expected
+    if compiled is None:
+        return
+    before = _backend._CORE.implementation()
+    try:
+        for name in _backend.implementations():
+            _backend.use_implementation(name)
+            assert compiled.count(array, bits) == expected, name
+    finally:
+        _backend.use_implementation(before)
+
+
 def test_the_codewords_of_the_issue_table():
     for n, word in [(1, "11"), (2, "011"), (3, "0011"), (4, "1011"), (11, "001011")]:
         assert codeword(n) == word

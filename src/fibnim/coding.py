@@ -255,19 +255,9 @@ def _decode(
     what follows the last is at most 7 zero bits); with delta, their running
     sums less one each. Written into one array, a chunk at a time."""
     kernel = _kernels().unpack
+    whole = count is None
     if count is None:
-        state = np.array([0, bits, 2**63 - 1], dtype=np.uint64)
-        stop = int(kernel(data, np.empty(0, dtype=np.uint64), state))
-        end, count = int(state[0]), int(state[2])
-        if stop == 2:
-            raise ValueError(f"{where}: at {_where(end)}: {_STOPS[2]}")
-        if end < bits and not _padding(data, end, bits):
-            if bits - end >= 8:
-                raise ValueError(f"{where}: at {_where(end)}: {_STOPS[1]} (cut short?)")
-            raise ValueError(
-                f"{where}: at {_where(end)}: the last byte's padding bits are not all zero "
-                "(a codeword cut short, or data after the stream?)"
-            )
+        count = int(_kernels().count(data, bits))
     result = np.empty(count, dtype=np.uint64)
     state = np.array([0, bits, 0], dtype=np.uint64)
     total = np.uint64(0)  # with delta: the sum so far
@@ -285,6 +275,16 @@ def _decode(
             raise ValueError(f"{where}: at {_where(at)}: {_STOPS[stop]}")
         if delta:
             total = _add_up(out, total, data, bits, first_bit, where)
+    end = int(state[0])
+    if whole and end < bits and not _padding(data, end, bits):
+        if bits - end > CODEWORD_MAX:  # no "11" in what is left: not a cut, too long
+            raise ValueError(f"{where}: at {_where(end)}: {_STOPS[2]}")
+        if bits - end >= 8:
+            raise ValueError(f"{where}: at {_where(end)}: {_STOPS[1]} (cut short?)")
+        raise ValueError(
+            f"{where}: at {_where(end)}: the last byte's padding bits are not all zero "
+            "(a codeword cut short, or data after the stream?)"
+        )
     return result
 
 

@@ -59,6 +59,18 @@ def pack(values: np.ndarray, out: np.ndarray, state: np.ndarray) -> int:
     return stopped
 
 
+def _bits(data: np.ndarray, bits: int) -> str:
+    return "".join(format(byte, "08b") for byte in data.tobytes())[:bits]
+
+
+def count(data: np.ndarray, bits: int) -> int:
+    """The number of codewords that end within the first `bits` bits of data:
+    its "11" pairs, taken one after another from the first bit."""
+    if bits > data.size * 8:
+        raise ValueError("coding_count: bits is past the data")
+    return _bits(data, bits).count("11")  # str.count takes them so: left to right, no overlap
+
+
 def unpack(data: np.ndarray, out: np.ndarray, state: np.ndarray) -> int:
     """Decode the stream in data (state[1] bits of it) from bit state[0] into
     out, at most out.shape[0] values (an empty out: count them only, up to
@@ -69,7 +81,7 @@ def unpack(data: np.ndarray, out: np.ndarray, state: np.ndarray) -> int:
     if bits > data.size * 8:
         raise ValueError("coding_unpack: state[1] is past the data")
     size = out.size if out.size else int(state[2])
-    stream = "".join(format(byte, "08b") for byte in data.tobytes())[:bits]
+    stream = _bits(data, bits)
     done, stop = 0, STREAM_DONE
     while done < size and position < bits:
         pair = stream.find("11", position)
