@@ -5,9 +5,10 @@
 #define FIBNIM_CODING_H
 #include "scalar.h"
 
-/* The 56 bits of data at stream positions p .. p + 55 in the top bits of a
-   word (the first at bit 63), zero past the end (bits = the stream's
-   length in bits); never a read past the buffer. */
+/* The stream's bits from position p on, the first at bit 63: at least 57 of
+   them (64 less p's place in its byte), zero past the stream's end (bits);
+   never a read past the buffer. fibnim_reverse64 of it has the first at bit
+   0, where a codeword's digits read as a Zeckendorf code (F_2's at bit 0). */
 FIBNIM_INLINE uint64_t fibnim_stream_window(const uint8_t *data, uint64_t bits, uint64_t p) {
     uint64_t byte = p >> 3, bytes = (bits + 7) >> 3, word = 0;
     if (p >= bits) return 0;
@@ -17,8 +18,8 @@ FIBNIM_INLINE uint64_t fibnim_stream_window(const uint8_t *data, uint64_t bits, 
         for (int i = 0; i < 8; i++)
             word = (word << 8) | (byte + i < bytes ? data[byte + i] : 0);
     }
-    word = (word << (p & 7)) & ~(uint64_t)0xFF;
-    if (bits - p < 56) word &= ~(~(uint64_t)0 >> (bits - p));
+    word <<= p & 7;
+    if (bits - p < 64) word &= ~(~(uint64_t)0 >> (bits - p));
     return word;
 }
 
@@ -39,25 +40,32 @@ FIBNIM_INLINE void fibnim_put(fibnim_writer *w, uint64_t word, int length) {
     w->used = (w->used + length) & 63;
 }
 
-/* Counting codewords. A codeword ends at the first "11" after its start, so
-   the codewords of a stream are its "11" pairs taken greedily from the first
-   bit: a run of L ones holds L / 2 (rounded down) of them, wherever the
-   codewords fall in it. A 64-bit word (stream order from bit 63 down) is
-   counted as runs of its own, the run at its top lengthened by one where the
-   word before ended in a 1 left over from its pairs (`carry`).
+/* The codewords of a stream are its "11" pairs taken greedily from the first
+   bit: a codeword ends at the first "11" after its start, and a run of L
+   ones holds L / 2 (rounded down) of them, wherever the codewords fall in it.
 
-   A run's pairs can be counted from either end, so from its lowest bit b:
-   b + 1, b + 3, ... close pairs. Adding each run's lowest bit carries through
-   the run and clears it, so adding only the lowest bits at even positions
-   clears exactly the runs whose b is even: their pairs close at odd
-   positions, the other runs' at even ones. No walk over the bits, no table. */
+   fibnim_closing_bits: the second bit of each pair of w, the pairs taken in
+   each run of ones from its lowest bit b up: b + 1, b + 3, ... Adding each
+   run's lowest bit carries through the run and clears it, so adding only the
+   lowest bits at even positions clears exactly the runs whose b is even:
+   their pairs close at odd positions, the other runs' at even ones. No walk
+   over the bits, no table. */
 #define FIBNIM_EVEN_POSITIONS UINT64_C(0x5555555555555555)
 
-FIBNIM_INLINE uint64_t fibnim_word_pairs(uint64_t w, uint64_t *carry) {
+FIBNIM_INLINE uint64_t fibnim_closing_bits(uint64_t w) {
     uint64_t lows = w & ~(w << 1);
     uint64_t even_low = w & ~(w + (lows & FIBNIM_EVEN_POSITIONS));  /* runs with b even */
-    uint64_t pairs = (uint64_t)fibnim_popcount64(w & (even_low ^ FIBNIM_EVEN_POSITIONS));
-    pairs += *carry & ((w & ~even_low) >> 63);  /* the top run is odd: the carry pairs */
+    return w & (even_low ^ FIBNIM_EVEN_POSITIONS);
+}
+
+/* Counting: a 64-bit word of the stream (its first bit at bit 63) is counted
+   as runs of its own, the run at its top lengthened by one where the word
+   before ended in a 1 left over from its pairs (`carry`). How many pairs a
+   run holds does not depend on the end they are taken from. */
+FIBNIM_INLINE uint64_t fibnim_word_pairs(uint64_t w, uint64_t *carry) {
+    uint64_t closing = fibnim_closing_bits(w);
+    uint64_t pairs = (uint64_t)fibnim_popcount64(closing);
+    pairs += *carry & ((w & ~closing) >> 63);  /* the top run is odd: the carry pairs */
     /* the bottom run (bit 0 set) of odd length L: w + 1 has its lowest new bit at L */
     uint64_t left_over = ((w + 1) & ~w & ~FIBNIM_EVEN_POSITIONS) != 0;
     *carry = w == ~(uint64_t)0 ? *carry : left_over;  /* a word of ones pairs up whole */

@@ -7,6 +7,7 @@
 cdef extern from "coding.h":
     uint64_t stream_window "fibnim_stream_window"(const uint8_t* data, uint64_t bits,
                                                  uint64_t p) noexcept nogil
+    uint64_t closing_bits "fibnim_closing_bits"(uint64_t w) noexcept nogil
     ctypedef struct Writer "fibnim_writer":
         uint8_t* out
         uint64_t acc
@@ -16,11 +17,19 @@ cdef extern from "coding.h":
 
 cdef enum:
     CODEWORD_MAX = 93  # F_93 < 2**64 <= F_94: no codeword of a uint64 is longer
-    WINDOW = 56  # codeword bits per window
+    WINDOW = 56  # codeword bits per window: 7 bytes of a codeword's digits
     # unpack's stops
     STREAM_DONE = 0  # out is full, or no codeword begins before the end
     STREAM_CUT = 1  # bits left at the end but no whole codeword in them
     STREAM_TOO_LARGE = 2  # a codeword worth more than 2**64 - 1
+
+
+cdef inline uint64_t short_value(uint64_t code, int digits) noexcept nogil:
+    """The value of a code of at most 56 digits (F_2's at bit 0); most
+    codewords have 16 or fewer, and two bytes' values make theirs."""
+    if digits <= 16:
+        return BYTE_VALUE[0][code & 0xFF] + BYTE_VALUE[1][code >> 8]
+    return decode_one(code)
 
 
 cdef inline uint64_t window_value(uint64_t window, int first_byte, int digits) noexcept nogil:
@@ -92,30 +101,33 @@ cdef inline int unpack_from(const uint8_t* data, uint64_t bits, uint64_t* positi
     count them where out is NULL), at most size; position[0] ends after the last
     whole one, done[0] counts them. Returns why it stopped (STREAM_*).
 
-    A window of 56 bits is read once and the codewords in it taken off its
-    top one after another, so that the next codeword's place waits on a shift,
-    not on a load; a codeword longer than a window takes two."""
-    cdef uint64_t p = position[0], first, second, pairs, value
-    cdef int length, left, stop = STREAM_DONE
+    The stream is read WINDOW bits at a time from where a codeword starts,
+    and the window's closing bits all found at once (closing_bits), so that
+    each codeword's place waits on clearing a bit, not on the one before; a
+    codeword longer than a window takes two."""
+    cdef uint64_t p = position[0], first, window, closing, second, pairs, value
+    cdef int start, end, whole, length
     cdef Py_ssize_t i = 0
+    cdef int stop = STREAM_DONE
     while i < size and p < bits:
         first = stream_window(data, bits, p)
-        left = WINDOW  # the bits of the window not yet taken
-        while left >= 2:
-            pairs = first & (first << 1) & ~(~(<uint64_t>0) >> (left - 1))
-            if not pairs:
-                break
-            length = 66 - bit_length(pairs)  # the first "11" closes the codeword
-            if out != NULL:
-                out[i] = window_value(first, 0, length - 1)
-            first <<= length
-            left -= length
-            p += length
-            i += 1
-            if i == size:
-                break
-        if left < WINDOW or i == size:
-            continue  # the rest of the window, read again from p
+        if first & (first << 1) & ~(~(<uint64_t>0) >> (WINDOW - 1)):  # a "11" in the window
+            window = reverse64(first) & ((<uint64_t>1 << WINDOW) - 1)
+            closing = closing_bits(window)
+            whole = bit_length(closing)  # the window's codewords' bits, known early
+            start = 0
+            while True:
+                end = ctz64(closing)  # the codeword's closing 1
+                if out != NULL:
+                    out[i] = short_value((window >> start) & ((<uint64_t>1 << (end - start)) - 1),
+                                         end - start)
+                i += 1
+                start = end + 1
+                closing &= closing - 1
+                if not closing or i == size:
+                    break
+            p += whole if not closing else start  # the next window waits on no value
+            continue
         # no "11" in a whole window: a codeword of 57 bits or more
         second = stream_window(data, bits, p + WINDOW)
         pairs = second & (second << 1) & ~(~(<uint64_t>0) >> (WINDOW - 1))
