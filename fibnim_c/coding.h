@@ -1,5 +1,5 @@
-/* Fibonacci coding's bit streams (fibnim_c/coding.pxi): reading 56 bits at
-   any position, appending codewords a 64-bit word at a time, and counting
+/* Fibonacci coding's bit streams (fibnim_c/coding.pxi): reading a window of
+   them at any position, appending codewords a 64-bit word at a time, and counting
    the codewords of a stream without decoding them. */
 #ifndef FIBNIM_CODING_H
 #define FIBNIM_CODING_H
