@@ -77,8 +77,13 @@ cdef inline void pack_into(const uint64_t* values, Py_ssize_t size, uint8_t* out
         value = values[i]
         if value == 0:
             break
-        # the digits in stream order (F_2's first), then the closing 1
-        first = stream_code_wide(value, &second)
+        # the digits in stream order (F_2's first), then the closing 1; below
+        # F_24 (most gaps), one look-up: a branch that goes alike value after value
+        if value < F24:
+            first = (<uint64_t>STREAM_CODE[value]) << 32
+            second = 0
+        else:
+            first = stream_code_wide(value, &second)
         length = 129 - ctz64(second) if second else 65 - ctz64(first)  # the top digit, then 1
         if p + <uint64_t>length > capacity:
             break
@@ -164,6 +169,22 @@ def coding_lengths(const uint64_t[::1] values, uint8_t[::1] out):
                 bad = i
                 break
             out[i] = <uint8_t>codeword_length(value)
+    return bad
+
+
+def coding_bits(const uint64_t[::1] values, uint64_t[::1] state):
+    """state[0] += the length in bits of values' codewords (lengths without
+    writing them); the first i with values[i] = 0 (no codeword), or -1."""
+    cdef Py_ssize_t i, bad = -1, size = values.shape[0]
+    cdef uint64_t value, total = 0
+    with nogil:
+        for i in range(size):
+            value = values[i]
+            if value == 0:
+                bad = i
+                break
+            total += codeword_length(value)
+    state[0] += total
     return bad
 
 

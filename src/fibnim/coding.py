@@ -133,14 +133,11 @@ def lengths(values: Any) -> NDArray[np.uint8]:
 
 def _bits(array: NDArray[Any], where: str, delta: bool, first: int = 0) -> int:
     """The length in bits of the stream that codes array."""
-    total, kernel = 0, _kernels().lengths
-    buffer = np.empty(CHUNK, dtype=np.uint8)
+    total, kernel = np.zeros(1, dtype=np.uint64), _kernels().bits
     for start, codes in _codes(array, where, delta, first):
-        out = buffer[: len(codes)]
-        if (bad := int(kernel(codes, out))) >= 0:
+        if (bad := int(kernel(codes, total))) >= 0:
             raise _stopped(where, codes, bad, first + start + bad)
-        total += int(out.sum(dtype=np.uint64))
-    return total
+    return int(total[0])
 
 
 def packed_size(values: Any, *, delta: bool = False) -> int:

@@ -31,6 +31,15 @@ def lengths(values: np.ndarray, out: np.ndarray) -> int:
     return -1
 
 
+def bits(values: np.ndarray, state: np.ndarray) -> int:
+    """state[0] += the length in bits of values' codewords (lengths without
+    writing them); the first i with values[i] = 0 (no codeword), or -1."""
+    out = np.empty(values.size, dtype=np.uint8)
+    bad = lengths(values, out)
+    state[0] += int(out[: bad if bad >= 0 else values.size].sum(dtype=np.uint64))
+    return bad
+
+
 def pack(values: np.ndarray, out: np.ndarray, state: np.ndarray) -> int:
     """Append values' codewords to the stream in out from bit state[0], up to
     state[1] bits; state[0] ends after the last one. Returns the first i not
