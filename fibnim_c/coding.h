@@ -1,6 +1,6 @@
 /* Fibonacci coding's bit streams (fibnim_c/coding.pxi): reading a window of
-   them at any position, appending codewords a 64-bit word at a time, and counting
-   the codewords of a stream without decoding them. */
+   them at any position, appending codewords a 64-bit word at a time, and
+   counting the codewords of a stream without decoding them. */
 #ifndef FIBNIM_CODING_H
 #define FIBNIM_CODING_H
 #include "scalar.h"
@@ -86,7 +86,7 @@ FIBNIM_INLINE uint64_t fibnim_count_body(const uint8_t *data, uint64_t bits) {
     return count;
 }
 
-/* for every processor, and (in the x86-64 paths) with popcnt instructions */
+/* the scalar path's; the x86-64 paths have it with popcnt (simd.h) */
 static uint64_t fibnim_count_codewords_portable(const uint8_t *data, uint64_t bits) {
     return fibnim_count_body(data, bits);
 }

@@ -253,7 +253,7 @@ def _decode(
     sums less one each. Written into one array, a chunk at a time."""
     kernel = _kernels().unpack
     whole = count is None
-    if count is None:
+    if count is None:  # sized by counting the codewords, faster than decoding them
         count = int(_kernels().count(data, bits))
     result = np.empty(count, dtype=np.uint64)
     state = np.array([0, bits, 0], dtype=np.uint64)

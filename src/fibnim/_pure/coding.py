@@ -68,7 +68,7 @@ def pack(values: np.ndarray, out: np.ndarray, state: np.ndarray) -> int:
     return stopped
 
 
-def _bits(data: np.ndarray, bits: int) -> str:
+def _stream(data: np.ndarray, bits: int) -> str:
     return "".join(format(byte, "08b") for byte in data.tobytes())[:bits]
 
 
@@ -77,7 +77,7 @@ def count(data: np.ndarray, bits: int) -> int:
     its "11" pairs, taken one after another from the first bit."""
     if bits > data.size * 8:
         raise ValueError("coding_count: bits is past the data")
-    return _bits(data, bits).count("11")  # str.count takes them so: left to right, no overlap
+    return _stream(data, bits).count("11")  # str.count takes them so: left to right, no overlap
 
 
 def unpack(data: np.ndarray, out: np.ndarray, state: np.ndarray) -> int:
@@ -90,7 +90,7 @@ def unpack(data: np.ndarray, out: np.ndarray, state: np.ndarray) -> int:
     if bits > data.size * 8:
         raise ValueError("coding_unpack: state[1] is past the data")
     size = out.size if out.size else int(state[2])
-    stream = _bits(data, bits)
+    stream = _stream(data, bits)
     done, stop = 0, STREAM_DONE
     while done < size and position < bits:
         pair = stream.find("11", position)
