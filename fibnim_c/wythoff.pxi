@@ -198,6 +198,8 @@ cdef Py_ssize_t moves(const uint64_t* x, const uint64_t* y, Py_ssize_t step, int
     cdef Py_ssize_t start = 0
     cdef Py_ssize_t diagonal_at[MOVE_BLOCK]
     cdef uint64_t diagonal_d[MOVE_BLOCK]
+    cdef uint64_t piles_x[MOVE_BLOCK]  # for the misere pass: tx and ty may be x and y
+    cdef uint64_t piles_y[MOVE_BLOCK]
     cdef uint64_t xi, yi, s, l, n, other, d, ts, tl, empty, none, swapped
     cdef bint lower, diagonal
     cdef const Path* path = current_path()
@@ -220,6 +222,8 @@ cdef Py_ssize_t moves(const uint64_t* x, const uint64_t* y, Py_ssize_t step, int
             l = xi ^ yi ^ s
             if l > limit:
                 return i
+            piles_x[i - start] = xi
+            piles_y[i - start] = yi
             lower = lower_count(s, &n)
             other = s + n if lower else n  # the partner: b_n = a_n + n, or a_n (0 for 0)
             # s = b_n, or s = a_n and l > b_n: the large pile goes to the partner;
@@ -257,11 +261,9 @@ cdef Py_ssize_t moves(const uint64_t* x, const uint64_t* y, Py_ssize_t step, int
             # misere play differs only here (see misere_fix); elsewhere its
             # P-positions and moves are normal play's
             for i in range(start, stop):
-                xi = x[i * step]
-                yi = y[i * step]
+                xi = piles_x[i - start]
+                yi = piles_y[i - start]
                 at = i * out_step
-                if (xi > limit) | (yi > limit):
-                    return i
                 if xi <= 2 or yi <= 2 or (<uint64_t>tx[at] <= 2 and <uint64_t>ty[at] <= 2):
                     misere_fix(xi, yi, &tx[at], &ty[at])
                     if outcome != NULL:

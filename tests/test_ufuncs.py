@@ -120,6 +120,12 @@ def test_out_may_be_an_input():
     want = reference("wythoff.winning_move", x, y)
     wythoff.winning_move(x, y, out=(x, y))  # the kernel reads each input twice
     assert np.array_equal(x, want[0]) and np.array_equal(y, want[1])
+    # misere play: a second pass over the block fixes the endgame, from the piles
+    small = np.array([0, 2, 0, 1, 1, 2, 3, 0, 5], dtype=np.int64)
+    other = np.array([1, 0, 0, 1, 2, 2, 1, 7, 5], dtype=np.int64)
+    want = wythoff.winning_move(small, other, misere=True)
+    wythoff.winning_move(small, other, misere=True, out=(small, other))
+    assert np.array_equal(small, want[0]) and np.array_equal(other, want[1])
     n = np.arange(1, 200, dtype=np.int64)
     partners = reference("wythoff.partner", n)[0]
     wythoff.partner(n, out=n)
