@@ -27,6 +27,8 @@ cdef extern from "simd.h":
                                    Py_ssize_t count, uint64_t limit, const uint64_t* rows,
                                    int* any_unsure) noexcept nogil
         uint64_t (*count_codewords)(const uint8_t* data, uint64_t bits) noexcept nogil
+        int (*unpack)(const uint8_t* data, uint64_t bits, uint64_t* position, uint64_t* out,
+                      Py_ssize_t size, Py_ssize_t* done) noexcept nogil
 
     const Path PATHS "fibnim_paths"[]
     const int PATH_COUNT "FIBNIM_PATH_COUNT"

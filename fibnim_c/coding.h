@@ -72,10 +72,12 @@ FIBNIM_INLINE uint64_t fibnim_word_pairs(uint64_t w, uint64_t *carry) {
     return pairs;
 }
 
-/* The number of codewords that end within the first `bits` bits of data. */
-FIBNIM_INLINE uint64_t fibnim_count_body(const uint8_t *data, uint64_t bits) {
-    uint64_t count = 0, carry = 0, words = bits >> 6, k;
-    for (k = 0; k < words; k++)
+/* The number of codewords that end within the first `bits` bits of data,
+   from its 64-bit word k on, given the carry into that word. */
+FIBNIM_INLINE uint64_t fibnim_count_from(const uint8_t *data, uint64_t bits, uint64_t k,
+                                         uint64_t carry) {
+    uint64_t count = 0, words = bits >> 6;
+    for (; k < words; k++)
         count += fibnim_word_pairs(fibnim_load_be64(data + 8 * k), &carry);
     if (bits & 63) {
         uint64_t last = 0, tail = bits & 63;
@@ -86,9 +88,113 @@ FIBNIM_INLINE uint64_t fibnim_count_body(const uint8_t *data, uint64_t bits) {
     return count;
 }
 
-/* the scalar path's; the x86-64 paths have it with popcnt (simd.h) */
+/* the scalar path's; the x86-64 paths count four words at a time (simd_avx2.h) */
 static uint64_t fibnim_count_codewords_portable(const uint8_t *data, uint64_t bits) {
-    return fibnim_count_body(data, bits);
+    return fibnim_count_from(data, bits, 0, 0);
+}
+
+/* Decoding (unpack). A codeword of n >= 1 is its Zeckendorf digits from F_2 up
+   to its top term, then a 1: the digits never hold "11", so a codeword ends
+   at its first "11". */
+enum { FIBNIM_CODEWORD_MAX = 93,  /* F_93 < 2**64 <= F_94: no codeword of a uint64 is longer */
+       FIBNIM_WINDOW = 56 };      /* codeword bits per window: 7 bytes of digits */
+/* why unpack stopped */
+enum { FIBNIM_STREAM_DONE = 0,       /* out is full, or no codeword begins before the end */
+       FIBNIM_STREAM_CUT = 1,        /* bits left at the end but no whole codeword in them */
+       FIBNIM_STREAM_TOO_LARGE = 2 };  /* a codeword worth more than 2**64 - 1 */
+
+/* The value of a code of at most 56 digits (F_2's at bit 0); most codewords
+   have 16 or fewer, and two bytes' values make theirs. */
+FIBNIM_INLINE uint64_t fibnim_short_value(uint64_t code, int digits) {
+    uint64_t value = fibnim_byte_value[0][code & 0xff] + fibnim_byte_value[1][(code >> 8) & 0xff];
+    if (digits > 16)  /* a branch that the data decide alike, value after value */
+        for (int b = 2; b < 7; b++) value += fibnim_byte_value[b][(code >> (8 * b)) & 0xff];
+    return value;
+}
+
+/* The value of a codeword longer than a window: its first 56 digits (the top
+   of window `first`), then the top digits_after (at most 36) of `second`.
+   Byte values add up, as the sum is linear in the digits. Only a 92-digit
+   codeword (top term F_93) can be worth 2**64 or more; its sum then wraps to
+   below F_93, which is the caller's test. */
+FIBNIM_INLINE uint64_t fibnim_long_value(uint64_t first, uint64_t second, int digits_after) {
+    uint64_t kept = second & ~(~(uint64_t)0 >> digits_after), value = 0;
+    for (int b = 0; b < FIBNIM_WINDOW / 8; b++)
+        value += fibnim_stream_value[b][(first >> (56 - 8 * b)) & 0xff];
+    for (int b = 0; b < 5; b++)
+        value += fibnim_stream_value[FIBNIM_WINDOW / 8 + b][(kept >> (56 - 8 * b)) & 0xff];
+    return value;
+}
+
+/* Decode codewords of the stream (its first `bits` bits) from bit *position
+   into out (or only count them where out is NULL), at most size; *position
+   ends after the last whole one, *done counts them. Returns why it stopped.
+
+   The stream is read a window of 56 bits at a time from where a codeword
+   starts, and the window's closing bits found at once (fibnim_closing_bits):
+   each codeword's place waits on clearing a bit, not on the codeword
+   before, and the next window on the highest closing bit, not on values. A
+   codeword longer than a window takes two. */
+FIBNIM_INLINE int fibnim_unpack_body(const uint8_t *data, uint64_t bits, uint64_t *position,
+                                     uint64_t *out, Py_ssize_t size, Py_ssize_t *done) {
+    const uint64_t top_bits = ~(~(uint64_t)0 >> (FIBNIM_WINDOW - 1));
+    uint64_t p = *position;
+    Py_ssize_t i = 0;
+    int stop = FIBNIM_STREAM_DONE;
+    while (i < size && p < bits) {
+        uint64_t first = fibnim_stream_window(data, bits, p);
+        if (first & (first << 1) & top_bits) {  /* a "11" in the window */
+            uint64_t window = fibnim_reverse64(first) & ((UINT64_C(1) << FIBNIM_WINDOW) - 1);
+            uint64_t closing = fibnim_closing_bits(window);
+            int whole = fibnim_bit_length(closing), start = 0;  /* known early */
+            for (;;) {
+                int end = fibnim_ctz64(closing);  /* the codeword's closing 1 */
+                if (out)
+                    out[i] = fibnim_short_value((window >> start) & ((UINT64_C(1) << (end - start)) - 1),
+                                                end - start);
+                i++;
+                start = end + 1;
+                closing &= closing - 1;
+                if (!closing || i == size) break;
+            }
+            p += closing ? (uint64_t)start : (uint64_t)whole;
+            continue;
+        }
+        /* no "11" in a whole window: a codeword of 57 bits or more */
+        uint64_t second = fibnim_stream_window(data, bits, p + FIBNIM_WINDOW);
+        uint64_t pairs = second & (second << 1) & top_bits;
+        int length;
+        if ((first >> 8) & (second >> 63) & 1)  /* the pair across the windows */
+            length = FIBNIM_WINDOW + 1;
+        else if (pairs)
+            length = FIBNIM_WINDOW + 66 - fibnim_bit_length(pairs);
+        else
+            length = FIBNIM_CODEWORD_MAX + 1;  /* no "11" in 112 bits */
+        if (length > FIBNIM_CODEWORD_MAX) {
+            stop = bits - p <= FIBNIM_CODEWORD_MAX ? FIBNIM_STREAM_CUT : FIBNIM_STREAM_TOO_LARGE;
+            break;
+        }
+        if (out) {
+            uint64_t value = fibnim_long_value(first, second, length - 1 - FIBNIM_WINDOW);
+            if (length == FIBNIM_CODEWORD_MAX && value < fibnim_fib[FIBNIM_CODEWORD_MAX]) {
+                stop = FIBNIM_STREAM_TOO_LARGE;  /* it wrapped */
+                break;
+            }
+            out[i] = value;
+        }
+        p += (uint64_t)length;
+        i++;
+    }
+    *position = p;
+    *done = i;
+    return stop;
+}
+
+/* the scalar path's; the x86-64 paths have them with BMI2, LZCNT and
+   POPCNT (simd.h) */
+static int fibnim_unpack_portable(const uint8_t *data, uint64_t bits, uint64_t *position,
+                                  uint64_t *out, Py_ssize_t size, Py_ssize_t *done) {
+    return fibnim_unpack_body(data, bits, position, out, size, done);
 }
 
 #endif

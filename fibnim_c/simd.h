@@ -41,8 +41,11 @@ typedef struct {
     Py_ssize_t (*fib_two_pile)(const uint64_t *piles, const uint64_t *r, uint8_t *out,
                                Py_ssize_t count, uint64_t limit, const uint64_t *rows,
                                int *any_unsure);
-    /* Fibonacci coding: the codewords that end in a stream's first `bits` bits */
+    /* Fibonacci coding: the codewords that end in a stream's first `bits` bits,
+       and their values (fibnim_unpack_body of coding.h) */
     uint64_t (*count_codewords)(const uint8_t *data, uint64_t bits);
+    int (*unpack)(const uint8_t *data, uint64_t bits, uint64_t *position, uint64_t *out,
+                  Py_ssize_t size, Py_ssize_t *done);
 } fibnim_path;
 
 #if defined(__GNUC__) && defined(__x86_64__) && !defined(FIBNIM_NO_SIMD)
@@ -98,17 +101,19 @@ typedef struct { __m512i top[8], next[8], after[8], start[8], length[8]; } fibni
 
 #include "simd_avx2.h"
 
-/* every processor with AVX2 or AVX-512 has popcnt */
-__attribute__((target("popcnt"))) static uint64_t fibnim_count_codewords_popcnt(
-        const uint8_t *data, uint64_t bits) {
-    return fibnim_count_body(data, bits);
+/* coding.h's unpack where its bit scans and masks are single instructions:
+   every processor with AVX2 has BMI2 and LZCNT (and popcnt) */
+__attribute__((target("bmi,bmi2,lzcnt,popcnt"))) static int fibnim_unpack_bmi2(
+        const uint8_t *data, uint64_t bits, uint64_t *position, uint64_t *out, Py_ssize_t size,
+        Py_ssize_t *done) {
+    return fibnim_unpack_body(data, bits, position, out, size, done);
 }
 
 #define FIBNIM_PATH_TABLE(suffix, needs) { #suffix, needs, \
     fibnim_is_safe8_##suffix, fibnim_pair8_##suffix, fibnim_is_lower8_##suffix, \
     fibnim_winning_move8_##suffix, fibnim_classify_wythoff8_##suffix, \
     fibnim_power_pairs8_##suffix, fibnim_decode8_##suffix, fibnim_fib_is_p8_##suffix, \
-    fibnim_fib_two_pile8_##suffix, fibnim_count_codewords_popcnt }
+    fibnim_fib_two_pile8_##suffix, fibnim_count_codewords4, fibnim_unpack_bmi2 }
 #endif
 
 /* Two-pile power-of-two Nim in portable C, a row at a time, each value read
@@ -130,14 +135,14 @@ static Py_ssize_t fibnim_power_pairs_portable(
 /* best first; the last, scalar, runs anywhere */
 static const fibnim_path fibnim_paths[] = {
 #ifdef FIBNIM_X86_PATHS
-    FIBNIM_PATH_TABLE(avx512ifma, FIBNIM_NEEDS_AVX512 | FIBNIM_NEEDS_IFMA),
-    FIBNIM_PATH_TABLE(avx512, FIBNIM_NEEDS_AVX512),
+    FIBNIM_PATH_TABLE(avx512ifma, FIBNIM_NEEDS_AVX2 | FIBNIM_NEEDS_AVX512 | FIBNIM_NEEDS_IFMA),
+    FIBNIM_PATH_TABLE(avx512, FIBNIM_NEEDS_AVX2 | FIBNIM_NEEDS_AVX512),
     { "avx2", FIBNIM_NEEDS_AVX2, fibnim_is_safe4, fibnim_pair4, fibnim_is_lower4,
       fibnim_winning_move4, fibnim_classify_wythoff4, fibnim_power_pairs4, fibnim_decode4,
-      fibnim_fib_is_p4, fibnim_fib_two_pile4, fibnim_count_codewords_popcnt },
+      fibnim_fib_is_p4, fibnim_fib_two_pile4, fibnim_count_codewords4, fibnim_unpack_bmi2 },
 #endif
     { "scalar", 0, NULL, NULL, NULL, NULL, NULL, fibnim_power_pairs_portable, NULL, NULL, NULL,
-      fibnim_count_codewords_portable },
+      fibnim_count_codewords_portable, fibnim_unpack_portable },
 };
 enum { FIBNIM_PATH_COUNT = sizeof(fibnim_paths) / sizeof(fibnim_paths[0]) };
 

@@ -503,3 +503,52 @@ FIBNIM_AVX2 static Py_ssize_t fibnim_fib_two_pile4(
     }
     return i;
 }
+
+/* Fibonacci coding's count (fibnim_word_pairs of coding.h) four words at a
+   time: the closing bits of each word at once, their popcounts summed by
+   bytes (vpshufb on nibbles: a byte holds at most four closing bits, so 60
+   rounds fit a byte), and the carries between words from the four lanes'
+   top and bottom runs as bits. A word of all ones passes its carry on
+   unchanged: its four words are counted one by one. */
+FIBNIM_AVX2 __attribute__((target("popcnt"))) static uint64_t fibnim_count_codewords4(
+        const uint8_t *data, uint64_t bits) {
+    const __m256i big_endian = _mm256_setr_epi8(7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13, 12, 11, 10, 9, 8,
+                                                7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13, 12, 11, 10, 9, 8);
+    const __m256i even = _mm256_set1_epi64x((long long)FIBNIM_EVEN_POSITIONS);
+    const __m256i nibble = _mm256_set1_epi8(0x0f), one = _mm256_set1_epi64x(1);
+    const __m256i ones = _mm256_set1_epi64x(-1), zero = _mm256_setzero_si256();
+    const __m256i bit_counts = _mm256_setr_epi8(0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4,
+                                                0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4);
+    uint64_t words = bits >> 6, k = 0, count = 0, carry = 0;
+    __m256i totals = zero;
+    while (k + 4 <= words) {
+        __m256i by_byte = zero;
+        for (int round = 0; round < 60 && k + 4 <= words; round++, k += 4) {
+            __m256i w = _mm256_shuffle_epi8(_mm256_loadu_si256((const __m256i *)(data + 8 * k)),
+                                            big_endian);
+            if (!_mm256_testz_si256(_mm256_cmpeq_epi64(w, ones), ones)) {
+                for (int j = 0; j < 4; j++)
+                    count += fibnim_word_pairs(fibnim_load_be64(data + 8 * (k + j)), &carry);
+                continue;
+            }
+            __m256i lows = _mm256_andnot_si256(_mm256_slli_epi64(w, 1), w);
+            __m256i even_low = _mm256_andnot_si256(_mm256_add_epi64(w, _mm256_and_si256(lows, even)), w);
+            __m256i closing = _mm256_and_si256(w, _mm256_xor_si256(even_low, even));
+            by_byte = _mm256_add_epi8(by_byte, _mm256_add_epi8(
+                _mm256_shuffle_epi8(bit_counts, _mm256_and_si256(closing, nibble)),
+                _mm256_shuffle_epi8(bit_counts, _mm256_and_si256(_mm256_srli_epi16(closing, 4), nibble))));
+            unsigned top_odd = (unsigned)_mm256_movemask_pd(
+                _mm256_castsi256_pd(_mm256_andnot_si256(closing, w)));
+            __m256i run_end = _mm256_andnot_si256(even, _mm256_andnot_si256(w, _mm256_add_epi64(w, one)));
+            unsigned left_over = ~(unsigned)_mm256_movemask_pd(
+                _mm256_castsi256_pd(_mm256_cmpeq_epi64(run_end, zero))) & 15u;
+            count += (uint64_t)fibnim_popcount64(((left_over << 1) | (unsigned)carry) & top_odd);
+            carry = left_over >> 3;
+        }
+        totals = _mm256_add_epi64(totals, _mm256_sad_epu8(by_byte, zero));
+    }
+    uint64_t lanes[4];
+    memcpy(lanes, &totals, sizeof lanes);
+    return count + lanes[0] + lanes[1] + lanes[2] + lanes[3]
+           + fibnim_count_from(data, bits, k, carry);
+}

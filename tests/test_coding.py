@@ -109,8 +109,9 @@ def greedy_pairs(bits: str) -> int:
 _RUNS = st.sampled_from([0x00, 0xFF, 0x7F, 0xFE, 0x80, 0x01, 0xAA, 0x55, 0xDB, 0xB6])
 
 
-@given(st.lists(_RUNS | st.integers(0, 255), max_size=48), st.integers(0, 7))
-def test_every_implementation_counts_the_codewords_that_end_in_a_stream(data, cut):
+def count_in_every_implementation(data: list[int], cut: int) -> None:
+    """The compiled count under every implementation and the twin's, each
+    held to the walk over the bits."""
     from fibnim import _backend
 
     array = np.array(data, dtype=np.uint8)
@@ -127,6 +128,26 @@ def test_every_implementation_counts_the_codewords_that_end_in_a_stream(data, cu
             assert compiled.count(array, bits) == expected, name
     finally:
         _backend.use_implementation(before)
+
+
+# up to five blocks of the vector count's four words, with the words between
+@given(st.lists(_RUNS | st.integers(0, 255), max_size=168), st.integers(0, 7))
+def test_every_implementation_counts_the_codewords_that_end_in_a_stream(data, cut):
+    count_in_every_implementation(data, cut)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_every_implementation_counts_long_streams(seed):
+    # past the vector count's 60 rounds of byte sums (1,920 bytes), twice;
+    # words of ones (which pass their carry on) among the others
+    rng = np.random.default_rng(seed)
+    runs = [0x00, 0xFF, 0x7F, 0xFE, 0x80, 0x01, 0xAA, 0x55, 0xDB, 0xB6]
+    picks = rng.integers(14, size=4500)
+    data = [runs[i] if i < len(runs) else int(rng.integers(256)) for i in picks]
+    for word in rng.integers(0, 550, size=6):  # whole words of ones, one to three
+        length = 8 * int(rng.integers(1, 4))
+        data[8 * word : 8 * word + length] = [0xFF] * length
+    count_in_every_implementation(data, int(rng.integers(8)))
 
 
 def test_the_codewords_of_the_issue_table():
