@@ -20,7 +20,7 @@ cdef extern from "scalar.h":
     uint64_t S44 "fibnim_s44"[17712]
     uint32_t S22 "fibnim_s22"[46369]
     uint64_t BYTE_VALUE "fibnim_byte_value"[8][256]
-    uint64_t STREAM_VALUE "fibnim_stream_value"[14][256]
+    uint64_t STREAM_VALUE "fibnim_stream_value"[12][256]
     uint8_t TOP_BELOW "fibnim_top_below"[65]
     uint64_t NEXT_MINUS_ONE "fibnim_next_minus_one"[94]
     uint64_t load_be64 "fibnim_load_be64"(const uint8_t* p) noexcept nogil
@@ -80,7 +80,7 @@ cdef inline void fill_tables() noexcept nogil:
         while k < 93 and FIB[k + 1] <= (<uint64_t>1) << (b - 1):
             k += 1
         TOP_BELOW[b] = <uint8_t>k
-    for b in range(14):
+    for b in range(12):
         for v in range(256):
             value = 0
             for i in range(8):

@@ -112,18 +112,63 @@ FIBNIM_INLINE uint64_t fibnim_short_value(uint64_t code, int digits) {
     return value;
 }
 
-/* The value of a codeword longer than a window: its first 56 digits (the top
-   of window `first`), then the top digits_after (at most 36) of `second`.
-   Byte values add up, as the sum is linear in the digits. Only a 92-digit
-   codeword (top term F_93) can be worth 2**64 or more; its sum then wraps to
-   below F_93, which is the caller's test. */
-FIBNIM_INLINE uint64_t fibnim_long_value(uint64_t first, uint64_t second, int digits_after) {
-    uint64_t kept = second & ~(~(uint64_t)0 >> digits_after), value = 0;
-    for (int b = 0; b < FIBNIM_WINDOW / 8; b++)
-        value += fibnim_stream_value[b][(first >> (56 - 8 * b)) & 0xff];
-    for (int b = 0; b < 5; b++)
-        value += fibnim_stream_value[FIBNIM_WINDOW / 8 + b][(kept >> (56 - 8 * b)) & 0xff];
+/* A codeword longer than a window, as two words of its digits in stream
+   order (the first digit at bit 63 of head, digits 64 on in tail): the top
+   56 bits of window `first`, then window `second` (read 56 bits on), kept to
+   `digits` (56 .. 92) in all. */
+FIBNIM_INLINE void fibnim_long_digits(uint64_t first, uint64_t second, int digits,
+                                      uint64_t *head, uint64_t *tail) {
+    int in_head = digits < 64 ? digits : 64;
+    *head = ((first & ~(uint64_t)0xff) | (second >> 56)) & ~((~(uint64_t)0 >> 1) >> (in_head - 1));
+    *tail = (second << 8) & ~(~(uint64_t)0 >> (digits - in_head));
+}
+
+/* The value of a long codeword's digits (fibnim_long_digits): byte values
+   add up, as the sum is linear in the digits. Only a 92-digit codeword (its
+   last digit, F_93's, at bit 36 of tail) can be worth 2**64 or more. Its
+   sum is F_93 > 2**63 or more where it does not wrap, and below
+   F_94 - 2**64 < 2**61 where it does: fibnim_wrapped tells by the top bit
+   (a comparison became a branch, a coin toss on uniform values). */
+FIBNIM_INLINE uint64_t fibnim_long_value(uint64_t head, uint64_t tail) {
+    uint64_t value = 0;
+    for (int b = 0; b < 8; b++) value += fibnim_stream_value[b][(head >> (56 - 8 * b)) & 0xff];
+    for (int b = 0; b < 4; b++) value += fibnim_stream_value[8 + b][(tail >> (56 - 8 * b)) & 0xff];
     return value;
+}
+FIBNIM_INLINE int fibnim_wrapped(uint64_t tail, uint64_t value) {
+    return (int)((tail >> 36) & ~(value >> 63) & 1);
+}
+
+/* Where the implementation has vectors, long codewords are decoded a batch
+   at a time (their sums by fibnim_long_values4 of simd_avx2.h, which writes
+   value[k] for k < n rounded up to 4), apart from the walk along the stream.
+   (The scalar implementation's batch of table sums took 30 % longer than
+   its sums in the walk.) */
+enum { FIBNIM_BATCH = 16 };
+typedef void (*fibnim_long_values_fn)(const uint64_t *head, const uint64_t *tail, uint64_t *value,
+                                      int n);
+typedef struct {
+    uint64_t head[FIBNIM_BATCH], tail[FIBNIM_BATCH];  /* whole: the vectors read every lane */
+    uint64_t start[FIBNIM_BATCH];                     /* each codeword's bit offset */
+    Py_ssize_t slot[FIBNIM_BATCH];                    /* and its index in out */
+    int n, bad;                                       /* bad: the first too large, or -1 */
+} fibnim_long_batch;
+
+/* The batch's values into out, up to the first too large (then batch->bad
+   names it, and 1 is returned); the batch is empty after. */
+FIBNIM_ALWAYS_INLINE int fibnim_flush_long(fibnim_long_batch *batch, fibnim_long_values_fn values,
+                                           uint64_t *out) {
+    uint64_t value[FIBNIM_BATCH];
+    int n = batch->n;
+    batch->n = 0;
+    uint64_t too_large = 0;  /* by a bit each */
+    values(batch->head, batch->tail, value, n);
+    for (int k = 0; k < n; k++)
+        too_large |= (uint64_t)fibnim_wrapped(batch->tail[k], value[k]) << k;
+    if (too_large) n = fibnim_ctz64(too_large);
+    for (int k = 0; k < n; k++) out[batch->slot[k]] = value[k];
+    if (too_large) batch->bad = n;
+    return too_large != 0;
 }
 
 /* Decode codewords of the stream (its first `bits` bits) from bit *position
@@ -134,13 +179,16 @@ FIBNIM_INLINE uint64_t fibnim_long_value(uint64_t first, uint64_t second, int di
    starts, and the window's closing bits found at once (fibnim_closing_bits):
    each codeword's place waits on clearing a bit, not on the codeword
    before, and the next window on the highest closing bit, not on values. A
-   codeword longer than a window takes two. */
-FIBNIM_INLINE int fibnim_unpack_body(const uint8_t *data, uint64_t bits, uint64_t *position,
-                                     uint64_t *out, Py_ssize_t size, Py_ssize_t *done) {
+   codeword longer than a window takes two, and its value is made in a
+   batch (fibnim_long_batch). */
+FIBNIM_ALWAYS_INLINE int fibnim_unpack_body(const uint8_t *data, uint64_t bits, uint64_t *position,
+                                            uint64_t *out, Py_ssize_t size, Py_ssize_t *done,
+                                            fibnim_long_values_fn long_values) {
     const uint64_t top_bits = ~(~(uint64_t)0 >> (FIBNIM_WINDOW - 1));
     uint64_t p = *position;
     Py_ssize_t i = 0;
     int stop = FIBNIM_STREAM_DONE;
+    fibnim_long_batch batch = {{0}, {0}, {0}, {0}, 0, -1};
     while (i < size && p < bits) {
         uint64_t first = fibnim_stream_window(data, bits, p);
         if (first & (first << 1) & top_bits) {  /* a "11" in the window */
@@ -160,8 +208,11 @@ FIBNIM_INLINE int fibnim_unpack_body(const uint8_t *data, uint64_t bits, uint64_
             p += closing ? (uint64_t)start : (uint64_t)whole;
             continue;
         }
-        /* no "11" in a whole window: a codeword of 57 bits or more */
-        uint64_t second = fibnim_stream_window(data, bits, p + FIBNIM_WINDOW);
+        /* no "11" in a whole window: a codeword of 57 bits or more. The next
+           window, far from the end, is 8 bytes on from this one's 7th. */
+        uint64_t second = p + 2 * 64 <= bits
+                              ? fibnim_load_be64(data + (p >> 3) + FIBNIM_WINDOW / 8) << (p & 7)
+                              : fibnim_stream_window(data, bits, p + FIBNIM_WINDOW);
         uint64_t pairs = second & (second << 1) & top_bits;
         int length;
         if ((first >> 8) & (second >> 63) & 1)  /* the pair across the windows */
@@ -174,16 +225,30 @@ FIBNIM_INLINE int fibnim_unpack_body(const uint8_t *data, uint64_t bits, uint64_
             stop = bits - p <= FIBNIM_CODEWORD_MAX ? FIBNIM_STREAM_CUT : FIBNIM_STREAM_TOO_LARGE;
             break;
         }
-        if (out) {
-            uint64_t value = fibnim_long_value(first, second, length - 1 - FIBNIM_WINDOW);
-            if (length == FIBNIM_CODEWORD_MAX && value < fibnim_fib[FIBNIM_CODEWORD_MAX]) {
-                stop = FIBNIM_STREAM_TOO_LARGE;  /* it wrapped */
+        if (out && long_values) {
+            int k = batch.n++;
+            fibnim_long_digits(first, second, length - 1, &batch.head[k], &batch.tail[k]);
+            batch.start[k] = p;
+            batch.slot[k] = i;
+            if (batch.n == FIBNIM_BATCH && fibnim_flush_long(&batch, long_values, out)) break;
+        } else if (out) {
+            uint64_t head, tail;
+            fibnim_long_digits(first, second, length - 1, &head, &tail);
+            uint64_t value = fibnim_long_value(head, tail);
+            if (fibnim_wrapped(tail, value)) {
+                stop = FIBNIM_STREAM_TOO_LARGE;
                 break;
             }
             out[i] = value;
         }
         p += (uint64_t)length;
         i++;
+    }
+    if (batch.n) fibnim_flush_long(&batch, long_values, out);
+    if (batch.bad >= 0) {  /* before where the walk stopped */
+        stop = FIBNIM_STREAM_TOO_LARGE;
+        p = batch.start[batch.bad];
+        i = batch.slot[batch.bad];
     }
     *position = p;
     *done = i;
@@ -194,7 +259,7 @@ FIBNIM_INLINE int fibnim_unpack_body(const uint8_t *data, uint64_t bits, uint64_
    POPCNT (simd.h) */
 static int fibnim_unpack_portable(const uint8_t *data, uint64_t bits, uint64_t *position,
                                   uint64_t *out, Py_ssize_t size, Py_ssize_t *done) {
-    return fibnim_unpack_body(data, bits, position, out, size, done);
+    return fibnim_unpack_body(data, bits, position, out, size, done, NULL);
 }
 
 #endif

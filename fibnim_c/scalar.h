@@ -31,8 +31,12 @@ static inline int fibnim_bit_length(uint64_t x) {
 
 #if defined(_MSC_VER)
 #define FIBNIM_INLINE static __inline
+#define FIBNIM_ALWAYS_INLINE static __forceinline
 #else
 #define FIBNIM_INLINE static inline
+/* for a body that each implementation compiles with its own target: called,
+   it would run its generic copy */
+#define FIBNIM_ALWAYS_INLINE static inline __attribute__((always_inline))
 #endif
 
 /* The 128-bit product a * b: the high half returned, the low one in *low.
@@ -137,6 +141,6 @@ static uint8_t fibnim_top_below[65];
 static uint64_t fibnim_next_minus_one[94];
 /* fibnim_stream_value[b][v]: the value of the stream byte v at byte b of a
    codeword (its bit 7 first: F_{8b+2} .. F_{8b+9}); digits past F_93 count 0. */
-static uint64_t fibnim_stream_value[14][256];
+static uint64_t fibnim_stream_value[12][256];
 
 #endif

@@ -106,7 +106,7 @@ typedef struct { __m512i top[8], next[8], after[8], start[8], length[8]; } fibni
 __attribute__((target("bmi,bmi2,lzcnt,popcnt"))) static int fibnim_unpack_bmi2(
         const uint8_t *data, uint64_t bits, uint64_t *position, uint64_t *out, Py_ssize_t size,
         Py_ssize_t *done) {
-    return fibnim_unpack_body(data, bits, position, out, size, done);
+    return fibnim_unpack_body(data, bits, position, out, size, done, fibnim_long_values4);
 }
 
 #define FIBNIM_PATH_TABLE(suffix, needs) { #suffix, needs, \

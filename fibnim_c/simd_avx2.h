@@ -312,51 +312,96 @@ FIBNIM_AVX2 static Py_ssize_t fibnim_classify_wythoff4(
     return i;
 }
 
-/* decode, four codes at a time (each stops before a block with a code above
-   limit or with two adjacent set bits). A chunk of a code's bits at offset o
-   adds F_(o+1) A + F_o B to its value, where A and B are the sums of F_(j+2)
-   and F_(j+1) over its set bits j (F_(o+j+2) = F_(o+1) F_(j+2) + F_o F_(j+1)).
-   Nibbles get (A, B) from vpshufb tables (the high nibble's already moved up
-   by 4); a chunk twice as wide is the low half's (A, B) plus the high half's
-   moved up by w bits, (F_(w+1) A + F_w B, F_w A + F_(w-1) B): bytes to
-   16-bit words by vpmaddubsw, words to 32-bit by vpmaddwd (every A and B
-   fits their signed lanes: A < 2**24 at 32 bits), and the two halves of 64
-   bits by vpmuludq. */
-FIBNIM_AVX2 static Py_ssize_t fibnim_decode4(
-        const uint64_t *code, int64_t *out, Py_ssize_t n, uint64_t limit) {
-    Py_ssize_t i = 0;
-    const __m256i most = _mm256_set1_epi64x((long long)limit);
+/* The sums of a 64-bit code's digits, by the halves of its 64-bit lanes: a
+   chunk of a code's bits at offset o adds F_(o+1) A + F_o B to its value,
+   where A and B are the sums of F_(j+2) and F_(j+1) over its set bits j
+   (F_(o+j+2) = F_(o+1) F_(j+2) + F_o F_(j+1)). Nibbles get (A, B) from
+   vpshufb tables (low_a .. high_b: by the nibble's own order of digits); a
+   chunk twice as wide is the low half's (A, B) plus the high half's moved up
+   by w bits, (F_(w+1) A + F_w B, F_w A + F_(w-1) B): bytes to 16-bit words by
+   vpmaddubsw, words to 32-bit by vpmaddwd (every A and B fits their signed
+   lanes: A < 2**24 at 32 bits). *a and *b get each 32-bit half's (A, B). */
+FIBNIM_AVX2 static inline void fibnim_digit_sums4(__m256i c, __m256i low_a, __m256i low_b,
+                                                  __m256i high_a, __m256i high_b,
+                                                  __m256i *a_d, __m256i *b_d) {
     const __m256i nibble = _mm256_set1_epi8(0x0f);
-    const __m256i low_a = _mm256_broadcastsi128_si256(FIBNIM_NIBBLE_TABLE(1, 2, 3, 5));
-    const __m256i low_b = _mm256_broadcastsi128_si256(FIBNIM_NIBBLE_TABLE(1, 1, 2, 3));
-    const __m256i high_a = _mm256_broadcastsi128_si256(FIBNIM_NIBBLE_TABLE(8, 13, 21, 34));
-    const __m256i high_b = _mm256_broadcastsi128_si256(FIBNIM_NIBBLE_TABLE(5, 8, 13, 21));
     /* byte pairs (low, high) and 16-bit pairs of (1, F_(w+1)), (0, F_w), (1, F_(w-1)) */
     const __m256i a8 = _mm256_set1_epi16(1 | 34 << 8), ab8 = _mm256_set1_epi16(21 << 8);
     const __m256i b8 = _mm256_set1_epi16(1 | 13 << 8);
     const __m256i a16 = _mm256_set1_epi32(1 | 1597 << 16), ab16 = _mm256_set1_epi32(987 << 16);
     const __m256i b16 = _mm256_set1_epi32(1 | 610 << 16);
+    __m256i lo = _mm256_and_si256(c, nibble);
+    __m256i hi = _mm256_and_si256(_mm256_srli_epi16(c, 4), nibble);
+    __m256i a = _mm256_add_epi8(_mm256_shuffle_epi8(low_a, lo), _mm256_shuffle_epi8(high_a, hi));
+    __m256i b = _mm256_add_epi8(_mm256_shuffle_epi8(low_b, lo), _mm256_shuffle_epi8(high_b, hi));
+    __m256i a_w = _mm256_add_epi16(_mm256_maddubs_epi16(a, a8), _mm256_maddubs_epi16(b, ab8));
+    __m256i b_w = _mm256_add_epi16(_mm256_maddubs_epi16(a, ab8), _mm256_maddubs_epi16(b, b8));
+    *a_d = _mm256_add_epi32(_mm256_madd_epi16(a_w, a16), _mm256_madd_epi16(b_w, ab16));
+    *b_d = _mm256_add_epi32(_mm256_madd_epi16(a_w, ab16), _mm256_madd_epi16(b_w, b16));
+}
+
+/* The value of 64 digits from their halves' sums: the high half moved up by
+   32 bits with vpmuludq. */
+FIBNIM_AVX2 static inline __m256i fibnim_digits_value4(__m256i a_d, __m256i b_d) {
     const __m256i f33 = _mm256_set1_epi64x(3524578), f32 = _mm256_set1_epi64x(2178309);
-    const __m256i low = _mm256_set1_epi64x(0xffffffffLL);
+    return _mm256_add_epi64(_mm256_and_si256(a_d, _mm256_set1_epi64x(0xffffffffLL)),
+        _mm256_add_epi64(_mm256_mul_epu32(_mm256_srli_epi64(a_d, 32), f33),
+                         _mm256_mul_epu32(_mm256_srli_epi64(b_d, 32), f32)));
+}
+
+/* decode, four codes at a time (each stops before a block with a code above
+   limit or with two adjacent set bits); a code's bit j is the digit of F_(j+2). */
+FIBNIM_AVX2 static Py_ssize_t fibnim_decode4(
+        const uint64_t *code, int64_t *out, Py_ssize_t n, uint64_t limit) {
+    Py_ssize_t i = 0;
+    const __m256i most = _mm256_set1_epi64x((long long)limit);
+    const __m256i low_a = _mm256_broadcastsi128_si256(FIBNIM_NIBBLE_TABLE(1, 2, 3, 5));
+    const __m256i low_b = _mm256_broadcastsi128_si256(FIBNIM_NIBBLE_TABLE(1, 1, 2, 3));
+    const __m256i high_a = _mm256_broadcastsi128_si256(FIBNIM_NIBBLE_TABLE(8, 13, 21, 34));
+    const __m256i high_b = _mm256_broadcastsi128_si256(FIBNIM_NIBBLE_TABLE(5, 8, 13, 21));
     for (; i + 4 <= n; i += 4) {
-        __m256i c = _mm256_loadu_si256((const __m256i *)(code + i));
+        __m256i c = _mm256_loadu_si256((const __m256i *)(code + i)), a_d, b_d;
         if (fibnim_any4(_mm256_or_si256(fibnim_gt4(c, most),  /* codes take all 64 bits */
                                         _mm256_and_si256(c, _mm256_srli_epi64(c, 1)))))
             break;
-        __m256i lo = _mm256_and_si256(c, nibble);
-        __m256i hi = _mm256_and_si256(_mm256_srli_epi16(c, 4), nibble);
-        __m256i a = _mm256_add_epi8(_mm256_shuffle_epi8(low_a, lo), _mm256_shuffle_epi8(high_a, hi));
-        __m256i b = _mm256_add_epi8(_mm256_shuffle_epi8(low_b, lo), _mm256_shuffle_epi8(high_b, hi));
-        __m256i a_w = _mm256_add_epi16(_mm256_maddubs_epi16(a, a8), _mm256_maddubs_epi16(b, ab8));
-        __m256i b_w = _mm256_add_epi16(_mm256_maddubs_epi16(a, ab8), _mm256_maddubs_epi16(b, b8));
-        __m256i a_d = _mm256_add_epi32(_mm256_madd_epi16(a_w, a16), _mm256_madd_epi16(b_w, ab16));
-        __m256i b_d = _mm256_add_epi32(_mm256_madd_epi16(a_w, ab16), _mm256_madd_epi16(b_w, b16));
-        __m256i value = _mm256_add_epi64(_mm256_and_si256(a_d, low),
-            _mm256_add_epi64(_mm256_mul_epu32(_mm256_srli_epi64(a_d, 32), f33),
-                             _mm256_mul_epu32(_mm256_srli_epi64(b_d, 32), f32)));
-        _mm256_storeu_si256((__m256i *)(out + i), value);
+        fibnim_digit_sums4(c, low_a, low_b, high_a, high_b, &a_d, &b_d);
+        _mm256_storeu_si256((__m256i *)(out + i), fibnim_digits_value4(a_d, b_d));
     }
     return i;
+}
+
+/* coding.h's long codewords (fibnim_long_batch), four at a time: their
+   digits in stream order, the first at bit 63, so with each lane's bytes
+   swapped a byte holds 8 digits, its first at bit 7 (the nibble tables
+   read the digits from the top). The 28 digits of tail (at most) are
+   the low half of its lanes, and add F_65 A + F_64 B; each product stays
+   below 2**64 (A, B < F_30), by 32-bit halves of F_65 and F_64. */
+FIBNIM_AVX2 static void fibnim_long_values4(const uint64_t *head, const uint64_t *tail,
+                                            uint64_t *value, int n) {
+    const __m256i swap = _mm256_setr_epi8(7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13, 12, 11, 10, 9, 8,
+                                          7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13, 12, 11, 10, 9, 8);
+    const __m256i low_a = _mm256_broadcastsi128_si256(FIBNIM_NIBBLE_TABLE(34, 21, 13, 8));
+    const __m256i low_b = _mm256_broadcastsi128_si256(FIBNIM_NIBBLE_TABLE(21, 13, 8, 5));
+    const __m256i high_a = _mm256_broadcastsi128_si256(FIBNIM_NIBBLE_TABLE(5, 3, 2, 1));
+    const __m256i high_b = _mm256_broadcastsi128_si256(FIBNIM_NIBBLE_TABLE(3, 2, 1, 1));
+    const __m256i f65_low = _mm256_set1_epi64x(17167680177565LL & 0xffffffffLL);
+    const __m256i f65_high = _mm256_set1_epi64x(17167680177565LL >> 32);
+    const __m256i f64_low = _mm256_set1_epi64x(10610209857723LL & 0xffffffffLL);
+    const __m256i f64_high = _mm256_set1_epi64x(10610209857723LL >> 32);
+    for (int k = 0; k < n; k += 4) {
+        __m256i a_d, b_d, ta, tb;
+        fibnim_digit_sums4(_mm256_shuffle_epi8(_mm256_loadu_si256((const __m256i *)(head + k)), swap),
+                           low_a, low_b, high_a, high_b, &a_d, &b_d);
+        fibnim_digit_sums4(_mm256_shuffle_epi8(_mm256_loadu_si256((const __m256i *)(tail + k)), swap),
+                           low_a, low_b, high_a, high_b, &ta, &tb);
+        __m256i moved = _mm256_add_epi64(
+            _mm256_add_epi64(_mm256_mul_epu32(ta, f65_low),
+                             _mm256_slli_epi64(_mm256_mul_epu32(ta, f65_high), 32)),
+            _mm256_add_epi64(_mm256_mul_epu32(tb, f64_low),
+                             _mm256_slli_epi64(_mm256_mul_epu32(tb, f64_high), 32)));
+        _mm256_storeu_si256((__m256i *)(value + k),
+                            _mm256_add_epi64(fibnim_digits_value4(a_d, b_d), moved));
+    }
 }
 
 /* Two-pile power-of-two Nim: P iff X = 0 or sb(X) > r, X = n_0 xor n_1 */
@@ -527,8 +572,9 @@ FIBNIM_AVX2 __attribute__((target("popcnt"))) static uint64_t fibnim_count_codew
             __m256i w = _mm256_shuffle_epi8(_mm256_loadu_si256((const __m256i *)(data + 8 * k)),
                                             big_endian);
             if (!_mm256_testz_si256(_mm256_cmpeq_epi64(w, ones), ones)) {
-                for (int j = 0; j < 4; j++)
-                    count += fibnim_word_pairs(fibnim_load_be64(data + 8 * (k + j)), &carry);
+                uint64_t lane[4];  /* the words already read: the stream may change meanwhile */
+                memcpy(lane, &w, sizeof lane);
+                for (int j = 0; j < 4; j++) count += fibnim_word_pairs(lane[j], &carry);
                 continue;
             }
             __m256i lows = _mm256_andnot_si256(_mm256_slli_epi64(w, 1), w);

@@ -262,6 +262,68 @@ def test_bad_streams_name_the_bit_offset(data, message):
         coding.unpack(data)
 
 
+def in_every_implementation(check) -> None:
+    """check() under each implementation of the active backend's kernels."""
+    from fibnim import _backend
+
+    before = _backend._CORE.implementation() if _backend._CORE else None
+    try:
+        for name in _backend.implementations() if _backend.name() == "cython" else [None]:
+            if name is not None:
+                _backend.use_implementation(name)
+            check()
+    finally:
+        if before is not None:
+            _backend.use_implementation(before)
+
+
+def long_and_short(seed: int, size: int) -> list[int]:
+    """Values of 93-bit codewords mostly, a short one every seventh."""
+    rng = np.random.default_rng(seed)
+    values = rng.integers(2**63, UINT64_MAX, size=size, dtype=np.uint64, endpoint=True)
+    values[::7] = rng.integers(1, 1000, size=len(values[::7]), dtype=np.uint64)
+    return values.tolist()
+
+
+# where the vector implementations decode long codewords in batches of 16
+@pytest.mark.parametrize("at", [0, 1, 14, 15, 16, 17, 33, 60])
+def test_the_first_codeword_past_2_64_is_named_wherever_it_falls(at):
+    values = long_and_short(at, 60)
+    before = "".join(codeword(v) for v in values[:at])
+    too_large = "0" * 87 + "10101" + "1"  # F_93 + F_91 + F_89
+    # then more codewords, and a stretch too long for any codeword: a later error
+    data = bits_to_bytes(before + too_large + "".join(map(codeword, values[at:])) + "0" * 100)
+    message = f"at bit offset {len(before)} .*worth more than 2\\*\\*64 - 1"
+
+    def check() -> None:
+        with pytest.raises(ValueError, match=message):
+            coding.unpack(data)
+        # the values before it decode, as many as are asked for
+        assert coding.unpack(data, count=at).tolist() == values[:at]
+
+    in_every_implementation(check)
+
+
+def test_every_implementation_decodes_long_codewords_among_short_ones():
+    values = long_and_short(5, 1000) + edges()
+    data = np.frombuffer(stream(values), dtype=np.uint8)
+
+    def check() -> None:
+        assert coding.unpack(data).tolist() == values
+        # and in chunks that end anywhere in a batch
+        state = np.array([0, 8 * data.size, 0], dtype=np.uint64)
+        decoded: list[int] = []
+        for size in [1, 15, 17, 3, 16, 40] * 100:
+            out = np.empty(min(size, len(values) - len(decoded)), dtype=np.uint64)
+            if not out.size:
+                break
+            assert coding._kernels().unpack(data, out, state) == 0
+            decoded += out.tolist()
+        assert decoded == values
+
+    in_every_implementation(check)
+
+
 def test_counts_and_delta_sums_past_the_stream_are_errors():
     packed = coding.pack([1, 2, 3])
     with pytest.raises(ValueError, match=r"count = 4, but the stream holds 3 codewords"):
