@@ -320,7 +320,7 @@ FIBNIM_AVX2 static Py_ssize_t fibnim_classify_wythoff4(
    chunk twice as wide is the low half's (A, B) plus the high half's moved up
    by w bits, (F_(w+1) A + F_w B, F_w A + F_(w-1) B): bytes to 16-bit words by
    vpmaddubsw, words to 32-bit by vpmaddwd (every A and B fits their signed
-   lanes: A < 2**24 at 32 bits). *a and *b get each 32-bit half's (A, B). */
+   lanes: A < 2**24 at 32 bits). *a_d and *b_d get each 32-bit half's (A, B). */
 FIBNIM_AVX2 static inline void fibnim_digit_sums4(__m256i c, __m256i low_a, __m256i low_b,
                                                   __m256i high_a, __m256i high_b,
                                                   __m256i *a_d, __m256i *b_d) {
