@@ -7,9 +7,11 @@ oldest numpy that pyproject.toml allows and with the newest.
 
 Each cell is a fresh virtual environment: numpy pinned first (as a wheel: the
 oldest release that has one for that Python), then the project installed from
-source with its test extras under that pin (so the extension is built and must
-load: FIBNIM_REQUIRE_EXTENSION=1), then the test suite. Interpreters are found
-on PATH (python3.X) or under pyenv's versions. Exits 1 if any cell fails.
+a copy of its sources (nothing is built in the checkout, so other builds may
+run beside this one) with its test extras under that pin (so the extension is
+built and must load: FIBNIM_REQUIRE_EXTENSION=1), then the test suite.
+Interpreters are found on PATH (python3.X) or under pyenv's versions. Exits 1
+if any cell fails.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import glob
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -71,6 +74,18 @@ def install_numpy(python: str, which: str) -> str:
     ).stdout.strip()
 
 
+def copy_sources(destination: Path) -> Path:
+    """The files a build reads, without generated C, objects or build trees."""
+    destination.mkdir()
+    top = ("pyproject.toml", "setup.py", "MANIFEST.in", "README.md", "CHANGELOG.md", "LICENSE")
+    for name in top:
+        shutil.copy2(ROOT / name, destination / name)
+    generated = shutil.ignore_patterns("*.c", "*.so", "*.html", "__pycache__", "*.egg-info")
+    for name in ("src", "fibnim_c"):
+        shutil.copytree(ROOT / name, destination / name, ignore=generated)
+    return destination
+
+
 def cell(version: str, which: str, extra: list[str]) -> tuple[str, str, str]:
     """(python, numpy, outcome) of one cell of the matrix; extra goes to pytest."""
     base = interpreter(version)
@@ -84,11 +99,21 @@ def cell(version: str, which: str, extra: list[str]) -> tuple[str, str, str]:
         numpy = install_numpy(python, which)
         constraints = Path(work) / "constraints.txt"
         constraints.write_text(f"numpy=={numpy}\n")
+        sources = copy_sources(Path(work) / "src")
         env = dict(os.environ, FIBNIM_REQUIRE_EXTENSION="1")
         env.pop("FIBNIM_PURE_PYTHON", None)
         print(f"== Python {version} with numpy {numpy}: install from source", flush=True)
         install = subprocess.run(
-            [python, "-m", "pip", "install", "--quiet", "-c", str(constraints), f"{ROOT}[test]"],
+            [
+                python,
+                "-m",
+                "pip",
+                "install",
+                "--quiet",
+                "-c",
+                str(constraints),
+                f"{sources}[test]",
+            ],
             env=env,
             check=False,
         )
@@ -120,6 +145,9 @@ def main() -> int:
     )
     parser.add_argument("pytest", nargs="*", help="arguments for pytest, after --")
     arguments = parser.parse_args()
+    # terminated (CI ending a run it started beside another), a cell still
+    # removes its temporary directory
+    signal.signal(signal.SIGTERM, lambda number, frame: sys.exit(128 + number))
     found = [v for v in arguments.python if interpreter(v)]
     if arguments.corners:
         if not found:
