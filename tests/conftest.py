@@ -4,6 +4,7 @@ and the fixtures the file tests share."""
 from __future__ import annotations
 
 import os
+import signal
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -14,6 +15,13 @@ settings.register_profile(
     "fibnim", max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "fibnim"))
+
+# Started in the background by a script (`pytest &`, nohup), the suite finds
+# Ctrl-C ignored, and every process it starts would inherit that: the tests
+# that interrupt a child would wait on it forever. With a handler here, the
+# children start with Ctrl-C at its default, as a terminal starts them.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(params=["cython", "python"], autouse=True)

@@ -456,5 +456,7 @@ def test_the_coding_benchmark_sets_fibnim_beside_other_codecs(quick_results):
     assert 8 < rows["gaps"]["fibnim"]["bits_per_value"] < 12
     assert 85 < rows["uniform"]["fibnim"]["bits_per_value"] <= 93
     assert "encode_ns" in rows["gaps"] and "encode_ns" not in rows["uniform"]
+    assert all(row["unpack_into_ns"] > 0 for row in rows.values())
     text = report.markdown(quick_results)
     assert "## Fibonacci coding" in text and "| gaps | | zlib |" in text
+    assert "| uniform | | fibnim.coding, unpack into out= | |" in text

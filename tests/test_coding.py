@@ -346,6 +346,76 @@ def test_every_kind_of_buffer_is_read_in_place():
         coding.unpack(packed.astype(np.int16))
 
 
+@pytest.mark.parametrize("delta", [False, True])
+@pytest.mark.parametrize("step", [1, 3])
+def test_unpack_into_out_over_several_chunks(delta, step):
+    from fibnim._apply import CHUNK
+
+    rng = np.random.default_rng(8)
+    values = rng.geometric(0.01, size=2 * CHUNK + 5).astype(np.uint64)
+    if delta:
+        values = np.cumsum(values)
+    packed = coding.pack(values, delta=delta)
+    room = np.full(step * values.size, 7, dtype=np.uint64)
+    out = room[::step]
+    assert coding.unpack(packed, delta=delta, out=out) is out
+    assert np.array_equal(out, values)
+    between = np.ones(room.size, dtype=bool)
+    between[::step] = False
+    assert (room[between] == 7).all()  # what lies between out's elements is left alone
+    again = np.zeros(CHUNK + 1, dtype=np.uint64)
+    assert np.array_equal(
+        coding.unpack(packed, CHUNK + 1, delta=delta, out=again), values[: CHUNK + 1]
+    )
+
+
+@given(st.lists(st.integers(1, UINT64_MAX), max_size=60), st.integers(1, 4))
+def test_unpack_into_any_out_is_unpack(values, step):
+    packed = coding.pack(values)
+    out = np.zeros(step * len(values), dtype=np.uint64)[::step]
+    assert coding.unpack(packed, out=out).tolist() == coding.unpack(packed).tolist() == values
+
+
+def test_unpack_into_the_memory_that_holds_the_stream():
+    values = np.arange(1, 3000, dtype=np.uint64)
+    packed = coding.pack(values)
+    memory = np.zeros(values.size, dtype=np.uint64)
+    memory.view(np.uint8)[: packed.size] = packed
+    assert np.array_equal(coding.unpack(memory.view(np.uint8)[: packed.size], out=memory), values)
+
+
+def test_an_out_that_does_not_fit_is_refused():
+    packed = coding.pack([1, 2, 3])
+    with pytest.raises(
+        ValueError, match=r"out holds 2 values, but the stream holds more .*bit offset 5"
+    ):
+        coding.unpack(packed, out=np.empty(2, dtype=np.uint64))
+    with pytest.raises(ValueError, match=r"out holds 4 values, but the stream holds 3 codewords"):
+        coding.unpack(packed, out=np.empty(4, dtype=np.uint64))
+    with pytest.raises(ValueError, match=r"out holds 0 values, but the stream holds more"):
+        coding.unpack(packed, out=np.empty(0, dtype=np.uint64))
+    assert coding.unpack(packed, 2, out=np.empty(2, dtype=np.uint64)).tolist() == [1, 2]
+    with pytest.raises(
+        ValueError, match=r"out must have shape \(2,\) and dtype uint64, not shape \(3,\)"
+    ):
+        coding.unpack(packed, 2, out=np.empty(3, dtype=np.uint64))
+    with pytest.raises(ValueError, match=r"dtype uint64, not shape \(3,\) and dtype int64"):
+        coding.unpack(packed, out=np.empty(3, dtype=np.int64))
+    with pytest.raises(ValueError, match=r"out must be 1-d, not of shape \(3, 1\)"):
+        coding.unpack(packed, out=np.empty((3, 1), dtype=np.uint64))
+    with pytest.raises(TypeError, match="out must be a numpy array, not list"):
+        coding.unpack(packed, out=[0, 0, 0])
+    locked = np.empty(3, dtype=np.uint64)
+    locked.flags.writeable = False
+    with pytest.raises(ValueError, match="out is read-only"):
+        coding.unpack(packed, out=locked)
+    # the errors of the stream itself are as without out
+    with pytest.raises(ValueError, match=r"at bit offset 93 .*delta sum passes 2\*\*64 - 1"):
+        coding.unpack(
+            coding.pack([UINT64_MAX, UINT64_MAX]), delta=True, out=np.empty(2, np.uint64)
+        )
+
+
 @given(st.binary(max_size=40))
 def test_any_bytes_decode_or_raise_a_clear_error(data):
     try:

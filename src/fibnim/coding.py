@@ -34,7 +34,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from fibnim import _backend, _stop
-from fibnim._apply import CHUNK
+from fibnim._apply import CHUNK, overlap, result_array
 from fibnim._checks import NONNEGATIVE, Bound, check_int, integers, refuse
 
 __all__ = ["CODEWORD_MAX", "lengths", "pack", "packed_size", "read", "unpack", "write"]
@@ -246,34 +246,58 @@ def _padding(data: NDArray[np.uint8], start: int, bits: int) -> bool:
 
 
 def _decode(
-    data: NDArray[np.uint8], bits: int, count: int | None, where: str, delta: bool
+    data: NDArray[np.uint8],
+    bits: int,
+    count: int | None,
+    where: str,
+    delta: bool,
+    out: NDArray[np.uint64] | None = None,
 ) -> NDArray[np.uint64]:
     """The values of the stream's codewords, count of them, or every one (then
     what follows the last is at most 7 zero bits); with delta, their running
-    sums less one each. Written into one array, a chunk at a time."""
+    sums less one each. Written into one array (out, as many as it holds,
+    where given), a chunk at a time."""
     kernel = _kernels().unpack
     whole = count is None
-    if count is None:  # sized by counting the codewords, faster than decoding them
+    if out is not None:
+        count = len(out)
+    elif count is None:  # sized by counting the codewords, faster than decoding them
         count = int(_kernels().count(data, bits))
-    result = np.empty(count, dtype=np.uint64)
+    result = np.empty(count, dtype=np.uint64) if out is None else out
+    if out is not None and overlap(out, data):
+        data = data.copy()  # the stream is read after out's first values are written
+    # a strided out is written a chunk at a time from one that is not
+    scratch = None if result.flags.c_contiguous else np.empty(min(count, CHUNK), np.uint64)
+    asked = f"out holds {count} values" if out is not None and whole else f"count = {count}"
     state = np.array([0, bits, 0], dtype=np.uint64)
     total = np.uint64(0)  # with delta: the sum so far
     for start in range(0, count, CHUNK):
         _stop.check()
-        out, first_bit = result[start : start + CHUNK], int(state[0])
-        stop = int(kernel(data, out, state))
-        if int(state[2]) < len(out):
+        part, first_bit = result[start : start + CHUNK], int(state[0])
+        chunk = part if scratch is None else scratch[: len(part)]
+        stop = int(kernel(data, chunk, state))
+        if int(state[2]) < len(chunk):
             at = int(state[0])
             if stop == 0 or (stop == 1 and _padding(data, at, bits)):
                 raise ValueError(
-                    f"{where}: count = {count}, but the stream holds {start + int(state[2])} "
+                    f"{where}: {asked}, but the stream holds {start + int(state[2])} "
                     f"codewords (it ends at {_where(at)})"
                 )
             raise ValueError(f"{where}: at {_where(at)}: {_STOPS[stop]}")
         if delta:
-            total = _add_up(out, total, data, bits, first_bit, where)
+            total = _add_up(chunk, total, data, bits, first_bit, where)
+        if scratch is not None:
+            part[...] = chunk
     end = int(state[0])
     if whole and end < bits and not _padding(data, end, bits):
+        if out is not None:  # out may be shorter than the stream
+            state[2] = 1
+            kernel(data, np.empty(0, dtype=np.uint64), state)  # one more codeword?
+            if int(state[2]) == 1:
+                raise ValueError(
+                    f"{where}: {asked}, but the stream holds more codewords "
+                    f"(the next at {_where(end)})"
+                )
         if bits - end > CODEWORD_MAX:  # no "11" in what is left: not a cut, too long
             raise ValueError(f"{where}: at {_where(end)}: {_STOPS[2]}")
         if bits - end >= 8:
@@ -310,7 +334,13 @@ def _add_up(
     return last
 
 
-def unpack(data: Any, count: int | None = None, *, delta: bool = False) -> NDArray[np.uint64]:
+def unpack(
+    data: Any,
+    count: int | None = None,
+    *,
+    delta: bool = False,
+    out: NDArray[np.uint64] | None = None,
+) -> NDArray[np.uint64]:
     """The values of a stream of Fibonacci codewords (the inverse of `pack`).
 
     Parameters
@@ -324,6 +354,12 @@ def unpack(data: Any, count: int | None = None, *, delta: bool = False) -> NDArr
     delta : bool
         The stream holds ``values[0] + 1`` and the gaps plus 1, as
         `pack(delta=True)` writes: give back the running sums.
+    out : 1-d uint64 array, optional
+        Where to put the values (numpy's convention), and returned: its length
+        is how many codewords are decoded (count, if given, must be the same;
+        if not, the stream must hold that many and no more). Decoding into
+        one buffer again and again spares a new array each call. Where an
+        error is raised, what out holds is undefined.
 
     Raises
     ------
@@ -339,6 +375,12 @@ def unpack(data: Any, count: int | None = None, *, delta: bool = False) -> NDArr
     array([1, 2, 3, 2], dtype=uint64)
     >>> coding.unpack(bytes([0b11011001, 0b10110000]), count=2)
     array([1, 2], dtype=uint64)
+    >>> import numpy as np
+    >>> buffer = np.empty(4, dtype=np.uint64)
+    >>> coding.unpack(bytes([0b11011001, 0b10110000]), out=buffer) is buffer
+    True
+    >>> buffer
+    array([1, 2, 3, 2], dtype=uint64)
     >>> coding.unpack(bytes([0b11011001]))
     Traceback (most recent call last):
     ...
@@ -349,7 +391,12 @@ def unpack(data: Any, count: int | None = None, *, delta: bool = False) -> NDArr
         if isinstance(count, bool) or not isinstance(count, (int, np.integer)):
             raise TypeError(f"unpack: count must be an int or None, not {count!r}")
         count = check_int(int(count), "unpack", "count")
-    return _decode(stream, stream.size * 8, count, "unpack", delta)
+    if out is not None:
+        if isinstance(out, np.ndarray) and out.ndim != 1:
+            raise ValueError(f"unpack: out must be 1-d, not of shape {out.shape}")
+        size = count if count is not None else getattr(out, "size", 0)
+        out = result_array((size,), np.uint64, out, "unpack")
+    return _decode(stream, stream.size * 8, count, "unpack", delta, out)
 
 
 # --- files -------------------------------------------------------------------------

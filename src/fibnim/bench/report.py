@@ -211,6 +211,7 @@ SCHEMA: dict[str, Any] = {
                 "properties": {
                     "fibnim": {"$ref": "#/$defs/codec"},
                     "peers": {"type": "array", "items": {"$ref": "#/$defs/codec"}},
+                    "unpack_into_ns": {"type": "number"},
                     "encode_ns": {"type": "number"},
                     "decode_ns": {"type": "number"},
                 },
@@ -497,7 +498,9 @@ def coding_table(rows: list[dict[str, Any]]) -> list[str]:
         f"{CODING_PACK_NS:g} ns; unpack at most "
         + ", ".join(f"{v:g} ns ({k})" for k, v in CODING_UNPACK_NS.items())
         + "; and against fibnim.encode / decode of the same values' codes (where a 64-bit "
-        "code holds them), pack at most 1.5x encode and unpack at most 2x decode.",
+        "code holds them), pack at most 1.5x encode and unpack at most 2x decode. encode and "
+        "decode write into arrays made once (out=); so does the row 'unpack into out=', "
+        "where unpack's own row makes a new array each call, as its targets are checked.",
         "",
         "| data | N | codec | pack ns | unpack ns | bits per value | met |",
         "|---|---|---|---|---|---|---|",
@@ -518,6 +521,11 @@ def coding_table(rows: list[dict[str, Any]]) -> list[str]:
             f"{_number(mine['unpack_ns'])} | {_number(mine['bits_per_value'])} | "
             f"{_MET[all(met)] if row['size'] >= TARGET_SIZE else 'not checked (--quick)'} |"
         )
+        if "unpack_into_ns" in row:
+            lines.append(
+                f"| {row['name']} | | fibnim.coding, unpack into out= | | "
+                f"{_number(row['unpack_into_ns'])} | | |"
+            )
         if "encode_ns" in row:
             lines.append(
                 f"| {row['name']} | | fibnim.encode / decode of the codes | "
