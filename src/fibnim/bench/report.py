@@ -499,8 +499,8 @@ def coding_table(rows: list[dict[str, Any]]) -> list[str]:
         + ", ".join(f"{v:g} ns ({k})" for k, v in CODING_UNPACK_NS.items())
         + "; and against fibnim.encode / decode of the same values' codes (where a 64-bit "
         "code holds them), pack at most 1.5x encode and unpack at most 2x decode. encode and "
-        "decode write into arrays made once (out=); so does the row 'unpack into out=', "
-        "where unpack's own row makes a new array each call, as its targets are checked.",
+        "decode write into arrays made once (out=), as the row 'unpack into out=' does; "
+        "unpack's own row, on which its targets are checked, makes a new array each call.",
         "",
         "| data | N | codec | pack ns | unpack ns | bits per value | met |",
         "|---|---|---|---|---|---|---|",
