@@ -88,7 +88,8 @@ FIBNIM_INLINE uint64_t fibnim_count_from(const uint8_t *data, uint64_t bits, uin
     return count;
 }
 
-/* the scalar path's; the x86-64 paths count four words at a time (simd_avx2.h) */
+/* the scalar path's (with popcnt where there is one, simd.h); the x86-64
+   vector paths count four words at a time (simd_avx2.h) */
 static uint64_t fibnim_count_codewords_portable(const uint8_t *data, uint64_t bits) {
     return fibnim_count_from(data, bits, 0, 0);
 }

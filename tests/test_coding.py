@@ -6,9 +6,11 @@ from __future__ import annotations
 import io
 import os
 import signal
+import struct
 import subprocess
 import sys
 import time
+import zlib
 
 import numpy as np
 import pytest
@@ -480,6 +482,30 @@ def test_damaged_files_name_the_block_and_the_byte(monkeypatch):
         coding.read(io.BytesIO(bytes(data) + b"\x00"))
     with pytest.raises(ValueError, match="not a fibnim coding file"):
         coding.read(io.BytesIO(b"PK\x03\x04" + bytes(data[4:])))
+
+
+def test_a_block_that_claims_more_values_than_its_bits_hold_is_refused():
+    # a well-formed block (its CRC-32 matches) whose count no stream of its
+    # length can hold: refused before room is made for the values
+    stream = coding.pack([1, 2])  # 5 bits: at most 2 codewords
+    rest = struct.pack("<IQ", 10**9, 5)
+    crc = zlib.crc32(stream.tobytes(), zlib.crc32(rest))
+    data = coding.header(10**9, False) + struct.pack("<I", crc) + rest + stream.tobytes()
+    with pytest.raises(ValueError, match="block 0 holds 1000000000 values in 5 bits"):
+        coding.read(io.BytesIO(data))
+
+
+def test_unpack_takes_blocks_larger_than_its_own(monkeypatch, tmp_path):
+    from fibnim import cli
+
+    monkeypatch.setattr(coding, "BLOCK", 1000)  # the writer's blocks
+    values = np.random.default_rng(3).geometric(0.05, size=2500).astype(np.uint64)
+    with open(tmp_path / "big-blocks.fnc", "wb") as file:
+        coding.write(file, values)
+    monkeypatch.setattr(coding, "BLOCK", 64)  # unpack's, four times over in the first block
+    output = tmp_path / "back.npy"
+    assert cli.main(["unpack", str(tmp_path / "big-blocks.fnc"), "-o", str(output), "-q"]) == 0
+    assert np.array_equal(np.load(output), values)
 
 
 def test_the_commands_round_trip_files_and_pipes(tmp_path):

@@ -5,18 +5,19 @@
 # its compiled core run against it (tools/wheels.sh, which takes every local
 # Python); a bare
 # install of that wheel (no extras) running the README's first command and
-# `fibnim bench --quick` without matplotlib; the sdist installed where no C
-# compiler works (CC names a missing one): the install completes with the pure
-# twin, says so in its build log and at import, and the suite passes on it
-# (timed), while FIBNIM_REQUIRE_EXTENSION=1 makes the same install fail; and
-# the wheel matrix cibuildwheel would build.
+# `fibnim bench --quick` without matplotlib; beside those, the sdist installed
+# where no C compiler works, its suite on the pure twin, and the install that
+# FIBNIM_REQUIRE_EXTENSION=1 must refuse (tools/check_pure.sh); and the wheel
+# matrix cibuildwheel would build.
 #
 #     tools/check_dist.sh        (from the project root; .ci/run calls it)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+pure=
+trap 'if [ -n "$pure" ]; then kill -- "-$pure" 2>/dev/null || true; wait "$pure" 2>/dev/null || true; fi
+      rm -rf "$work"' EXIT
 
 fresh_venv() {  # fresh_venv DIR: a new virtual environment with an up-to-date pip
     python3 -m venv "$1"
@@ -32,10 +33,16 @@ for needed in fibnim_c/_core.pyx fibnim_c/wythoff.pxi fibnim_c/simd.h fibnim_c/s
     grep -q "$needed" "$work/sdist-files.txt" || { echo "sdist lacks $needed" >&2; exit 1; }
 done
 
+# the pure install and its suite (one core), beside the wheel's build and suite: a
+# process group of its own (setsid), so that it ends with this script
+sdist=$(ls "$work"/dist/*.tar.gz)
+setsid bash tools/check_pure.sh "$sdist" "$work/no-compiler" > "$work/pure.log" 2>&1 &
+pure=$! pure_status=0
+
 echo "== the wheel per Python, repaired and tested without a compiler (tools/wheels.sh)"
 mkdir "$work/repaired" "$work/empty"
-# the wheel's tests on its compiled core: the pure twin's run below, from the
-# same sdist, covers the rest (and keeps .ci/run under 30 minutes)
+# the wheel's tests on its compiled core: the pure twin's run beside it, from the
+# same sdist, covers the rest (and keeps .ci/run under 45 minutes)
 WHEELHOUSE="$work/repaired" PYTEST_ARGS="-k cython" bash tools/wheels.sh "$work"/dist/*.tar.gz python3
 wheel=$(ls "$work"/repaired/*.whl)
 
@@ -50,34 +57,14 @@ fresh_venv "$work/bare"
 test -s "$work/bench/results.json" && test -s "$work/bench/report.md"
 if ls "$work"/bench/*.png > /dev/null 2>&1; then echo "plots without matplotlib?" >&2; exit 1; fi
 
-echo "== the sdist without a working C compiler: the pure twin, said so, and the suite on it"
-fresh_venv "$work/pure"
-sdist=$(ls "$work"/dist/*.tar.gz)
-no_compiler=(env -u FIBNIM_REQUIRE_EXTENSION -u FIBNIM_PURE_PYTHON CC=/nonexistent/cc)
-"${no_compiler[@]}" "$work/pure/bin/python" -m pip install --no-cache-dir -v "$sdist[test]" \
-    > "$work/pure-build.log" 2>&1 || { tail -30 "$work/pure-build.log"; exit 1; }
-grep -q "fibnim's compiled core could not be built" "$work/pure-build.log" \
-    || { echo "the build log does not say that the compiled core was left out" >&2; exit 1; }
-(
-    cd "$work/empty"
-    # the kernels load at fibnim's first use (import fibnim itself is lazy)
-    warning=$("${no_compiler[@]}" "$work/pure/bin/python" -c 'import fibnim; fibnim.encode(1)' 2>&1)
-    grep -q "fibnim's compiled core is not available" <<< "$warning" \
-        || { echo "using fibnim without its core gave no RuntimeWarning" >&2; exit 1; }
-    "${no_compiler[@]}" "$work/pure/bin/python" -c \
-        'import fibnim; assert fibnim.backend == "python"; print("no compiler:", fibnim.backend)'
-    start=$(date +%s)
-    "${no_compiler[@]}" "$work/pure/bin/python" -m pytest "$root/tests" -p no:cacheprovider -q
-    echo "the pure install's tests took $(( $(date +%s) - start )) s"
-)
-echo "== the same with FIBNIM_REQUIRE_EXTENSION=1: the install must fail"
-fresh_venv "$work/required"
-if env -u FIBNIM_PURE_PYTHON CC=/nonexistent/cc FIBNIM_REQUIRE_EXTENSION=1 \
-    "$work/required/bin/python" -m pip install --no-cache-dir --quiet "$sdist" > /dev/null 2>&1; then
-    echo "FIBNIM_REQUIRE_EXTENSION=1 installed fibnim without its compiled core" >&2
+echo "== the pure install (tools/check_pure.sh, run beside the above)"
+wait "$pure" || pure_status=$?
+pure=
+cat "$work/pure.log"
+if [ "$pure_status" -ne 0 ]; then
+    echo "the pure install's checks failed (exit $pure_status)" >&2
     exit 1
 fi
-echo "refused, as asked"
 
 echo "== the wheels cibuildwheel builds (pyproject.toml [tool.cibuildwheel])"
 for platform in linux macos windows; do

@@ -1005,7 +1005,17 @@ def _unpack(arguments: argparse.Namespace) -> int:
     """fibnim unpack IN -o OUT."""
     began = time.perf_counter()
     with _opened(arguments.input) as source:
-        count, blocks = coding.read_blocks(source, arguments.input)
+        count, delta = coding.read_header(source, arguments.input)
+        buffer = np.empty(min(count, coding.BLOCK), dtype=np.uint64)
+
+        def block_values(start: int, size: int) -> NDArray[np.uint64]:
+            """one buffer for every block's values (larger where a block is)"""
+            nonlocal buffer
+            if size > len(buffer):
+                buffer = np.empty(size, dtype=np.uint64)
+            return buffer[:size]
+
+        blocks = coding.read_blocks(source, count, delta, block_values, arguments.input)
         bar = _progress(count, arguments.quiet)
         try:
             with _written(arguments.output, arguments.force) as target:
@@ -1013,7 +1023,7 @@ def _unpack(arguments: argparse.Namespace) -> int:
                     target, {"descr": "<u8", "fortran_order": False, "shape": (count,)}
                 )
                 for values in blocks:
-                    target.write(values.astype("<u8", copy=False).tobytes())
+                    target.write(values.astype("<u8", copy=False).data.cast("B"))
                     if bar is not None:
                         bar.update(len(values))
         finally:

@@ -488,10 +488,10 @@ def _read_exactly(file: BinaryIO, size: int, what: str, offset: int, name: str) 
     return data
 
 
-def read_blocks(file: BinaryIO, name: str = "read") -> tuple[int, Iterator[NDArray[np.uint64]]]:
-    """(the count of values, their values a block at a time) of a file that
-    `write` wrote, read in order; each block checked against its CRC-32 as it
-    comes. Errors begin with name (the file's, say)."""
+def read_header(file: BinaryIO, name: str = "read") -> tuple[int, bool]:
+    """(the count of values, the delta flag) of a file that `write` wrote,
+    from its header; the file is then at its first block. Errors begin with
+    name (the file's, say)."""
     head = _read_exactly(file, _HEADER.size, "the header", 0, name)
     magic, version, flags, crc, count = _HEADER.unpack(head)
     if magic != MAGIC:
@@ -502,30 +502,43 @@ def read_blocks(file: BinaryIO, name: str = "read") -> tuple[int, Iterator[NDArr
         raise ValueError(
             f"{name}: the header (bytes 0 to 24) is damaged: its CRC-32 does not match"
         )
+    return count, bool(flags & 1)
 
-    def blocks() -> Iterator[NDArray[np.uint64]]:
-        offset, done, number = _HEADER.size, 0, 0
-        while done < count:
-            what = f"block {number}"
-            top = _read_exactly(file, _BLOCK_HEADER.size, f"{what}'s header", offset, name)
-            crc, size, bits = _BLOCK_HEADER.unpack(top)
-            stream = _read_exactly(file, (bits + 7) // 8, what, offset + len(top), name)
-            end = offset + len(top) + len(stream)
-            if zlib.crc32(stream, zlib.crc32(top[4:])) != crc:
-                raise ValueError(
-                    f"{name}: {what} (bytes {offset} to {end}) is damaged: "
-                    "its CRC-32 does not match"
-                )
-            if size > count - done or size == 0:
-                raise ValueError(f"{name}: {what} holds {size} values, past the count")
-            where = f"{name}: {what}"
-            data = np.frombuffer(stream, dtype=np.uint8)
-            yield _decode(data, bits, size, where, bool(flags & 1))
-            offset, done, number = end, done + size, number + 1
-        if file.read(1):
-            raise ValueError(f"{name}: bytes after the last block, from byte {offset}")
 
-    return count, blocks()
+def read_blocks(
+    file: BinaryIO,
+    count: int,
+    delta: bool,
+    into: Callable[[int, int], NDArray[np.uint64]],
+    name: str = "read",
+) -> Iterator[NDArray[np.uint64]]:
+    """The values of a file's blocks, read in order after its header
+    (`read_header`: count and delta), each block checked against its CRC-32
+    as it comes: into(start, size) is the array of size values that a block's
+    values (the file's start .. start + size - 1) are decoded into, and
+    yielded."""
+    offset, done, number = _HEADER.size, 0, 0
+    while done < count:
+        what = f"block {number}"
+        top = _read_exactly(file, _BLOCK_HEADER.size, f"{what}'s header", offset, name)
+        crc, size, bits = _BLOCK_HEADER.unpack(top)
+        stream = _read_exactly(file, (bits + 7) // 8, what, offset + len(top), name)
+        end = offset + len(top) + len(stream)
+        if zlib.crc32(stream, zlib.crc32(top[4:])) != crc:
+            raise ValueError(
+                f"{name}: {what} (bytes {offset} to {end}) is damaged: its CRC-32 does not match"
+            )
+        if size > count - done or size == 0:
+            raise ValueError(f"{name}: {what} holds {size} values, past the count")
+        if size > bits // 2:  # before into() makes room for them
+            raise ValueError(
+                f"{name}: {what} holds {size} values in {bits} bits, more than one per 2 bits"
+            )
+        data = np.frombuffer(stream, dtype=np.uint8)
+        yield _decode(data, bits, size, f"{name}: {what}", delta, into(done, size))
+        offset, done, number = end, done + size, number + 1
+    if file.read(1):
+        raise ValueError(f"{name}: bytes after the last block, from byte {offset}")
 
 
 def read(file: BinaryIO) -> NDArray[np.uint64]:
@@ -537,10 +550,8 @@ def read(file: BinaryIO) -> NDArray[np.uint64]:
         Naming the block and the byte: a damaged block (its CRC-32), a file
         cut short, bytes after the last block, another format.
     """
-    count, blocks = read_blocks(file)
+    count, delta = read_header(file)
     out = np.empty(count, dtype=np.uint64)
-    at = 0
-    for values in blocks:
-        out[at : at + len(values)] = values
-        at += len(values)
+    for _ in read_blocks(file, count, delta, lambda start, size: out[start : start + size]):
+        pass  # each block is decoded in its place
     return out
