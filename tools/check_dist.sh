@@ -13,7 +13,6 @@
 #     tools/check_dist.sh        (from the project root; .ci/run calls it)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-root=$(pwd)
 work=$(mktemp -d)
 pure=
 trap 'if [ -n "$pure" ]; then kill -- "-$pure" 2>/dev/null || true; wait "$pure" 2>/dev/null || true; fi
