@@ -256,6 +256,50 @@ FIBNIM_ALWAYS_INLINE int fibnim_unpack_body(const uint8_t *data, uint64_t bits, 
     return stop;
 }
 
+/* A fast lane that a path may have (coding_lanes.h): it decodes from bit
+   *position, a codeword's start, as far as it can into out (at most size
+   values), stops at a codeword's start, and returns how many it decoded. It
+   leaves the rest to the walk above: long codewords, the stream's end (the
+   lane reads whole blocks of 512 bits) and its errors. */
+typedef Py_ssize_t (*fibnim_unpack_lane_fn)(const uint8_t *data, uint64_t bits,
+                                           uint64_t *position, uint64_t *out, Py_ssize_t size);
+enum { FIBNIM_LANE_BITS = 512,      /* what the lane reads at a time */
+       FIBNIM_LANE_FEW = 64,        /* a lane's run this short was not worth its start: */
+       FIBNIM_LANE_WAIT = 4096 };   /* the walk goes on for 64 values, twice as many after
+                                       each such run in a row, at most this many */
+
+/* fibnim_unpack_body with a lane: the lane as far as it goes, the walk for a
+   while where it stops (the walk's own loop is left as it is: the lane inside
+   it cost the long codewords' decoding 7 %) */
+FIBNIM_ALWAYS_INLINE int fibnim_unpack_lanes(const uint8_t *data, uint64_t bits, uint64_t *position,
+                                             uint64_t *out, Py_ssize_t size, Py_ssize_t *done,
+                                             fibnim_long_values_fn long_values,
+                                             fibnim_unpack_lane_fn lane) {
+    uint64_t p = *position;
+    Py_ssize_t i = 0, wait = FIBNIM_LANE_FEW;
+    for (;;) {
+        Py_ssize_t stint = size - i, walked = 0;  /* what the walk may do this time */
+        if (out && i < size && p + 2 * FIBNIM_LANE_BITS <= bits) {
+            Py_ssize_t got = lane(data, bits, &p, out + i, size - i);
+            i += got;
+            if (got >= FIBNIM_LANE_FEW) {
+                wait = FIBNIM_LANE_FEW;
+                continue;
+            }
+            stint = size - i < wait ? size - i : wait;
+            wait = wait < FIBNIM_LANE_WAIT ? 2 * wait : wait;
+        }
+        int stop = fibnim_unpack_body(data, bits, &p, out ? out + i : NULL, stint, &walked,
+                                      long_values);
+        i += walked;
+        if (stop != FIBNIM_STREAM_DONE || walked < stint || i == size) {
+            *position = p;
+            *done = i;
+            return stop;
+        }
+    }
+}
+
 /* the scalar path's; the x86-64 paths have them with BMI2, LZCNT and
    POPCNT (simd.h) */
 static int fibnim_unpack_portable(const uint8_t *data, uint64_t bits, uint64_t *position,

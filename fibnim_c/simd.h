@@ -101,12 +101,26 @@ typedef struct { __m512i top[8], next[8], after[8], start[8], length[8]; } fibni
 
 #include "simd_avx2.h"
 
-/* coding.h's unpack where its bit scans and masks are single instructions:
-   every processor with AVX2 has BMI2 and LZCNT (and popcnt) */
-__attribute__((target("bmi,bmi2,lzcnt,popcnt"))) static int fibnim_unpack_bmi2(
-        const uint8_t *data, uint64_t bits, uint64_t *position, uint64_t *out, Py_ssize_t size,
-        Py_ssize_t *done) {
-    return fibnim_unpack_body(data, bits, position, out, size, done, fibnim_long_values4);
+#include "coding_lanes.h"
+
+/* coding.h's unpack where its bit scans and masks are single instructions
+   (every processor with AVX2 has BMI2 and LZCNT, and popcnt), with the
+   path's lane (coding_lanes.h) */
+#define FIBNIM_UNPACK(suffix, lane) \
+    __attribute__((target("bmi,bmi2,lzcnt,popcnt"))) static int fibnim_unpack_##suffix( \
+            const uint8_t *data, uint64_t bits, uint64_t *position, uint64_t *out, \
+            Py_ssize_t size, Py_ssize_t *done) { \
+        return fibnim_unpack_lanes(data, bits, position, out, size, done, fibnim_long_values4, \
+                                   lane); \
+    }
+FIBNIM_UNPACK(vbmi2, fibnim_unpack_lane_vbmi2)
+FIBNIM_UNPACK(avx2, fibnim_unpack_lane_avx2)
+FIBNIM_UNPACK(avx512, fibnim_unpack_lane_avx512)
+/* VBMI2 came after IFMA (Cannon Lake has IFMA only) */
+static int fibnim_unpack_avx512ifma(const uint8_t *data, uint64_t bits, uint64_t *position,
+                                    uint64_t *out, Py_ssize_t size, Py_ssize_t *done) {
+    return (__builtin_cpu_supports("avx512vbmi2") ? fibnim_unpack_vbmi2 : fibnim_unpack_avx512)(
+        data, bits, position, out, size, done);
 }
 
 /* coding.h's count for the scalar path where the processor has popcnt (nearly
@@ -121,7 +135,7 @@ __attribute__((target("popcnt"))) static uint64_t fibnim_count_codewords_popcnt(
     fibnim_is_safe8_##suffix, fibnim_pair8_##suffix, fibnim_is_lower8_##suffix, \
     fibnim_winning_move8_##suffix, fibnim_classify_wythoff8_##suffix, \
     fibnim_power_pairs8_##suffix, fibnim_decode8_##suffix, fibnim_fib_is_p8_##suffix, \
-    fibnim_fib_two_pile8_##suffix, fibnim_count_codewords4, fibnim_unpack_bmi2 }
+    fibnim_fib_two_pile8_##suffix, fibnim_count_codewords4, fibnim_unpack_##suffix }
 #endif
 
 /* Two-pile power-of-two Nim in portable C, a row at a time, each value read
@@ -154,7 +168,7 @@ static const fibnim_path fibnim_paths[] = {
     FIBNIM_PATH_TABLE(avx512, FIBNIM_NEEDS_AVX2 | FIBNIM_NEEDS_AVX512),
     { "avx2", FIBNIM_NEEDS_AVX2, fibnim_is_safe4, fibnim_pair4, fibnim_is_lower4,
       fibnim_winning_move4, fibnim_classify_wythoff4, fibnim_power_pairs4, fibnim_decode4,
-      fibnim_fib_is_p4, fibnim_fib_two_pile4, fibnim_count_codewords4, fibnim_unpack_bmi2 },
+      fibnim_fib_is_p4, fibnim_fib_two_pile4, fibnim_count_codewords4, fibnim_unpack_avx2 },
 #endif
     { "scalar", 0, NULL, NULL, NULL, NULL, NULL, fibnim_power_pairs_portable, NULL, NULL, NULL,
       fibnim_count_codewords_scalar, fibnim_unpack_portable },

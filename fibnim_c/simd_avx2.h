@@ -549,6 +549,14 @@ FIBNIM_AVX2 static Py_ssize_t fibnim_fib_two_pile4(
     return i;
 }
 
+/* fibnim_closing_bits of coding.h, four words at a time */
+FIBNIM_AVX2 static inline __m256i fibnim_closing_bits4(__m256i w) {
+    const __m256i even = _mm256_set1_epi64x((long long)FIBNIM_EVEN_POSITIONS);
+    __m256i lows = _mm256_andnot_si256(_mm256_slli_epi64(w, 1), w);
+    __m256i even_low = _mm256_andnot_si256(_mm256_add_epi64(w, _mm256_and_si256(lows, even)), w);
+    return _mm256_and_si256(w, _mm256_xor_si256(even_low, even));
+}
+
 /* Fibonacci coding's count (fibnim_word_pairs of coding.h) four words at a
    time: the closing bits of each word at once, their popcounts summed by
    bytes (vpshufb on nibbles: a byte holds at most four closing bits, so 60
@@ -577,9 +585,7 @@ FIBNIM_AVX2 __attribute__((target("popcnt"))) static uint64_t fibnim_count_codew
                 for (int j = 0; j < 4; j++) count += fibnim_word_pairs(lane[j], &carry);
                 continue;
             }
-            __m256i lows = _mm256_andnot_si256(_mm256_slli_epi64(w, 1), w);
-            __m256i even_low = _mm256_andnot_si256(_mm256_add_epi64(w, _mm256_and_si256(lows, even)), w);
-            __m256i closing = _mm256_and_si256(w, _mm256_xor_si256(even_low, even));
+            __m256i closing = fibnim_closing_bits4(w);
             by_byte = _mm256_add_epi8(by_byte, _mm256_add_epi8(
                 _mm256_shuffle_epi8(bit_counts, _mm256_and_si256(closing, nibble)),
                 _mm256_shuffle_epi8(bit_counts, _mm256_and_si256(_mm256_srli_epi16(closing, 4), nibble))));

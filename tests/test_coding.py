@@ -4,6 +4,7 @@ here from the definition: the Zeckendorf digits from F_2 up, then a 1."""
 from __future__ import annotations
 
 import io
+import itertools
 import os
 import signal
 import struct
@@ -324,6 +325,60 @@ def test_every_implementation_decodes_long_codewords_among_short_ones():
         assert decoded == values
 
     in_every_implementation(check)
+
+
+def decode_in_chunks(kernels, data: np.ndarray, sizes: list[int]) -> tuple[list[int], int, int]:
+    """Unpack all of data with kernels, into outs of the given sizes in turn:
+    (the values, why it stopped, the bit offset where it stopped)."""
+    state = np.array([0, 8 * data.size, 0], dtype=np.uint64)
+    values: list[int] = []
+    for size in itertools.cycle(sizes):
+        out = np.empty(size, dtype=np.uint64)
+        stop = kernels.unpack(data, out, state)
+        values += out[: int(state[2])].tolist()
+        if stop or int(state[2]) < size:
+            return values, stop, int(state[0])
+
+
+def lane_streams() -> list[np.ndarray]:
+    """Streams long enough for a vector path's fast lane, which reads 512 bits at
+    a time and leaves long codewords, the stream's last bits and its errors to
+    the walk: codewords of every length, runs of ones across words, long
+    codewords among short ones, and random bits (dense and sparse)."""
+    rng = np.random.default_rng(30)
+    values = [rng.geometric(1 / m, 4000) for m in (1.5, 3, 100, 10**4, 10**8, 10**11)]
+    values.append(np.ones(5000))  # words of ones: 32 codewords each
+    values.append(rng.integers(1, 3, 5000))  # 11 and 011: runs of ones of every length
+    for every in (2, 9, 50, 300):  # a 93-bit codeword now and then
+        mixed = rng.geometric(0.01, 4000)
+        mixed[::every] = rng.integers(2**63, UINT64_MAX, len(mixed[::every]), np.uint64)
+        values.append(mixed)
+    packed = [coding.pack(np.asarray(v, dtype=np.uint64)) for v in values]
+    packed += [rng.integers(0, 256, 3000, dtype=np.uint8) for _ in range(3)]
+    for density in (0.01, 0.03, 0.2, 0.9):  # long codewords, past 2**64, ones
+        packed.append(np.packbits(rng.random(8 * 3000) < density))
+    return packed
+
+
+def test_every_implementation_decodes_long_streams_as_the_twin_does():
+    from fibnim import _backend
+
+    compiled, pure = _backend.twins("coding")
+    if compiled is None:
+        pytest.skip("no compiled core in this installation: the pure twin is all there is")
+    rng = np.random.default_rng(31)
+    before = _backend._CORE.implementation()
+    try:
+        for data in lane_streams():
+            whole = decode_in_chunks(pure, data, [8 * data.size])
+            # outs that end anywhere in a word, and one that holds it all
+            sizes = rng.integers(1, 700, 20).tolist()
+            for name in _backend.implementations():
+                _backend.use_implementation(name)
+                assert decode_in_chunks(compiled, data, [8 * data.size]) == whole, name
+                assert decode_in_chunks(compiled, data, sizes) == whole, name
+    finally:
+        _backend.use_implementation(before)
 
 
 def test_counts_and_delta_sums_past_the_stream_are_errors():
