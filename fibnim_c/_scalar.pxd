@@ -103,8 +103,10 @@ cdef inline void fill_tables() noexcept nogil:
 #     x - 1.2764 < m < x + 0.1709.
 # y = ((n >> a) * c) / 2**40 with c = floor(2**(40 + a) / phi^j) satisfies
 # x - delta <= y <= x with delta = 2**a / phi^j + n / 2**(40 + a) < 0.007 for
-# (j, a) = (44, 23) and (22, 8) and n < F_{j+22}; the product, RHO added,
-# stays below 2**64 (below 2**55 in fact; tests/test_zeckendorf.py recomputes
+# (j, a) = (44, 23) with n < F_66 and (22, 8) with n < F_46 (the rest of a
+# code below F_66 after its top block is below F_44; the top 44 bits of a
+# wide code, below F_46, take this one estimate too); the product, RHO added,
+# stays below 2**64 (below 2**56 in fact; tests/test_zeckendorf.py recomputes
 # both bounds). So
 # t = floor(y + rho), rho = 0.45, has m <= t <= m + 1, and
 # m = t - [S_j(t) > n]: no search. t <= m + 1 <= F_22 (resp. F_24) stays
@@ -114,6 +116,15 @@ cdef inline uint64_t estimate(uint64_t n, int a, uint64_t c) noexcept nogil:
     return ((n >> a) * c + RHO) >> FIXED_SHIFT
 
 
+cdef inline uint64_t encode_two_blocks(uint64_t n, uint64_t* low) noexcept nogil:
+    """The two blocks of the code of n < F_46 (44 bits): bits 22..43 (returned)
+    and 0..21, as their values (indices into CODE)."""
+    cdef uint64_t t = estimate(n, 8, C22)
+    t -= S22[t] > n
+    low[0] = n - S22[t]
+    return t
+
+
 cdef inline uint64_t encode_blocks(uint64_t n, uint64_t* middle, uint64_t* low) noexcept nogil:
     """The three blocks of the code of n < F_66: bits 44..63 (returned), 22..43
     and 0..21, as their values (indices into CODE)."""
@@ -121,11 +132,7 @@ cdef inline uint64_t encode_blocks(uint64_t n, uint64_t* middle, uint64_t* low) 
     # look-up of the same, cached, entry beat a branch-free select of two.
     cdef uint64_t top = estimate(n, 23, C44)
     top -= S44[top] > n
-    n -= S44[top]
-    cdef uint64_t t = estimate(n, 8, C22)
-    t -= S22[t] > n
-    middle[0] = t
-    low[0] = n - S22[t]
+    middle[0] = encode_two_blocks(n - S44[top], low)
     return top
 
 
@@ -176,23 +183,35 @@ cdef inline uint64_t beatty(uint64_t m) noexcept nogil:
     return m + golden_floor(m)
 
 
+cdef inline uint64_t golden_floor_small(uint64_t m) noexcept nogil:
+    """floor(m (phi - 1)) for m <= 2**31, from one product: m PHI_HI / 2**64
+    falls short of m (phi - 1) by less than 2**-33, while m (phi - 1) is at
+    least 1 / (sqrt5 m + 1) > 2**-32.2 above the integer below it (as in
+    golden_split)."""
+    cdef uint64_t low
+    return mul128(m, PHI_HI, &low)
+
+
 cdef inline uint64_t wide_top(uint64_t n, uint64_t* rest) noexcept nogil:
     """For n >= F_66: the value of n's code bits 48..91 (an m < F_46); rest gets
     the value of the bits below."""
     # One more block, as in encode: the code bits 48..91 (an m < F_46) with
     # j = 48. The estimate y = n * c / 2**96, c = floor(2**96 / phi^48), is
-    # within 2**-31 below x = n / phi^48, so t = floor(y + 0.45) is m or m + 1.
+    # within 2**-31 below x = n / phi^48, so t = floor(y + 0.45) is m or m + 1
+    # (and t >= 1: n >= F_66 has m >= F_18).
     # S_48(t) = F_49 t + F_48 p(t), where p(t) (the sum of F_{i+1} over t's
     # code bits i) is floor((t + 1) / phi): from F_{i+1} = (F_{i+2} - psi^{i+1}) / phi,
     # p(t) = (t - e) / phi with -1 < e < 1/phi. F_49 t < 2**64 for t <= F_46; the
     # sum may pass 2**64 only where it exceeds n anyway (the carry says so).
+    # S_48(t - 1) is made alongside, not after the test.
     cdef uint64_t low_half
     cdef uint64_t t = (mul128(n, C48_WIDE, &low_half) + RHO_WIDE) >> 32
     cdef uint64_t a = FIB[49] * t
-    cdef uint64_t s = a + FIB[48] * golden_floor(t + 1)
-    t -= (s < a) | (s > n)
-    rest[0] = n - (FIB[49] * t + FIB[48] * golden_floor(t + 1))
-    return t
+    cdef uint64_t s = a + FIB[48] * golden_floor_small(t + 1)
+    cdef uint64_t s_below = a - FIB[49] + FIB[48] * golden_floor_small(t)
+    cdef bint over = (s < a) | (s > n)
+    rest[0] = n - select(over, s_below, s)
+    return t - over
 
 
 cdef inline uint64_t encode_wide(uint64_t n, uint64_t* hi) noexcept nogil:
@@ -200,8 +219,9 @@ cdef inline uint64_t encode_wide(uint64_t n, uint64_t* hi) noexcept nogil:
     if n < FIB[FIB_LIMIT_INDEX]:
         hi[0] = 0
         return encode_one(n)
-    cdef uint64_t rest
-    cdef uint64_t top = encode_one(wide_top(n, &rest))
+    cdef uint64_t rest, low
+    cdef uint64_t middle = encode_two_blocks(wide_top(n, &rest), &low)
+    cdef uint64_t top = (<uint64_t>CODE[middle]) << 22 | CODE[low]  # code bits 48..91
     hi[0] = top >> 16
     return (top << 48) | encode_one(rest)
 
@@ -212,8 +232,9 @@ cdef inline uint64_t stream_code_wide(uint64_t n, uint64_t* after) noexcept nogi
     if n < FIB[FIB_LIMIT_INDEX]:
         after[0] = 0
         return stream_code(n)
-    cdef uint64_t rest
-    cdef uint64_t top = stream_code(wide_top(n, &rest))
+    cdef uint64_t rest, low
+    cdef uint64_t middle = encode_two_blocks(wide_top(n, &rest), &low)
+    cdef uint64_t top = (<uint64_t>STREAM_CODE[low]) << 32 | (<uint64_t>STREAM_CODE[middle]) << 10
     after[0] = top << 16
     return stream_code(rest) | (top >> 48)
 

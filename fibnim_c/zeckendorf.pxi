@@ -16,9 +16,9 @@ cdef inline void write_digits(uint8_t* row, Py_ssize_t width, uint64_t lo, uint6
         else:
             row[width - 1 - bit] = 0
 
-# The (j, a_j, c_j) of each block estimate of _scalar.encode, so the tests can
-# recompute the error bound the proof there relies on.
-zeckendorf_ENCODE_LEVELS = ((44, 23, C44), (22, 8, C22))
+# The (j, a_j, c_j, k) of each block estimate of _scalar.pxd, for n < F_k, so
+# the tests can recompute the error bound the proof there relies on.
+zeckendorf_ENCODE_LEVELS = ((44, 23, C44, 66), (22, 8, C22, 46))
 
 
 cdef Py_ssize_t fib_rows(const uint64_t* k, uint64_t* out, Py_ssize_t size, uint64_t limit) noexcept nogil:

@@ -139,22 +139,28 @@ def test_encode_around_every_block_boundary(j, count, limit):
 def test_encode_estimate_bounds_hold():
     # The proof in fibnim_c/_scalar.pxd needs, for each block start j with its
     # (a, c): delta = 2**a / phi**j + n / 2**(40 + a) < 0.279 - 0.1709 ... and
-    # the fixed-point product below 2**64 for every n < F_{j+22}.
+    # the fixed-point product below 2**64 for every n < F_k it is used for.
     compiled, _ = _backend.twins("zeckendorf")
     if compiled is None:
         pytest.skip("no compiled extension in this installation")
     getcontext().prec = 60
     phi = (1 + Decimal(5).sqrt()) / 2
     rho = Decimal(494780232499) / 2**40
-    for j, a, c in compiled.ENCODE_LEVELS:
+    for j, a, c, k in compiled.ENCODE_LEVELS:
         assert j % 2 == 0  # F_j / phi**j < 1/sqrt5 needs an even j
         assert c == int(Decimal(2) ** (40 + a) / phi**j)
-        n_max = F[j + 22] - 1
+        n_max = F[k] - 1
         delta = Decimal(2) ** a / phi**j + Decimal(n_max) / Decimal(2) ** (40 + a)
         c_j = Decimal(F[j]) / phi**j
         assert rho > c_j / phi**2 + delta  # t >= m
         assert rho < 1 - c_j / phi  # t <= m + 1
         assert (n_max >> a) * c + 494780232499 < 2**64
+    # wide_top's floor(m (phi - 1)) from one product, for m <= F_46 + 1: its
+    # shortfall (below m / 2**64) is less than m (phi - 1)'s distance above
+    # the integer below it (at least 1 / (sqrt5 m + 1))
+    m_max = F[46] + 1
+    assert m_max <= 2**31
+    assert Decimal(m_max) / 2**64 < 1 / (Decimal(5).sqrt() * m_max + 1)
 
 
 def test_decode_inverts_encode():
@@ -490,8 +496,13 @@ def test_scalar_with_out():
 def test_wide_codes_around_the_top_block_boundaries():
     # Every uint64 at or above F_66 gets its code bits 48..91 from one more block
     # estimate (j = 48); these are the n where that block changes, and their neighbours.
+    # Its m's own code bits 22..43 come from one estimate (j = 22) too: m
+    # around where those change are among the m taken.
     rng = np.random.default_rng(48)
     m_values = [1, 2, 3, F[45], F[46] - 1, *rng.integers(1, F[46], size=300).tolist()]
+    for q in [1, F[23] - 1, F[23], F[24] - 1, *rng.integers(1, F[24], size=100).tolist()]:
+        start = _value(greedy_code(q) << 22)
+        m_values += [m for m in (start - 1, start, start + 1) if m < F[46]]
     values = set()
     for m in m_values:
         start = _value(greedy_code(m) << 48)
