@@ -82,6 +82,10 @@ typedef struct {
 enum { FIBNIM_ARC_MARGIN = 8 };
 
 typedef struct { __m512i top[8], next[8], after[8], start[8], length[8]; } fibnim_arc_tables;
+/* the constant registers of digit_sums8 (simd_avx512.h), made once by a kernel */
+typedef struct {
+    __m512i nibble, low_a, low_b, high_a, high_b, a8, ab8, b8, a16, ab16, b16;
+} fibnim_digit_tables8;
 
 #define FIBNIM_PATH(name) fibnim_##name##_avx512ifma
 #define FIBNIM_TARGET __attribute__((target("avx512f,avx512vl,avx512bw,avx512dq,avx512cd,avx512ifma")))

@@ -259,40 +259,78 @@ FIBNIM_TARGET static Py_ssize_t FIBNIM_PATH(classify_wythoff8)(
     return i;
 }
 
-/* decode, eight codes at a time, as fibnim_decode4 of simd_avx2.h */
-FIBNIM_TARGET static Py_ssize_t FIBNIM_PATH(decode8)(
-        const uint64_t *code, int64_t *out, Py_ssize_t n, uint64_t limit) {
+/* the digit sums of fibnim_digit_sums4 (simd_avx2.h), eight codes at a time,
+   from tables a kernel makes before its loop */
+FIBNIM_ALWAYS_INLINE FIBNIM_TARGET fibnim_digit_tables8 FIBNIM_PATH(digit_tables8)(void) {
+    fibnim_digit_tables8 t;
+    t.nibble = _mm512_set1_epi8(0x0f);
+    t.low_a = _mm512_broadcast_i32x4(FIBNIM_NIBBLE_TABLE(1, 2, 3, 5));
+    t.low_b = _mm512_broadcast_i32x4(FIBNIM_NIBBLE_TABLE(1, 1, 2, 3));
+    t.high_a = _mm512_broadcast_i32x4(FIBNIM_NIBBLE_TABLE(8, 13, 21, 34));
+    t.high_b = _mm512_broadcast_i32x4(FIBNIM_NIBBLE_TABLE(5, 8, 13, 21));
+    t.a8 = _mm512_set1_epi16(1 | 34 << 8);
+    t.ab8 = _mm512_set1_epi16(21 << 8);
+    t.b8 = _mm512_set1_epi16(1 | 13 << 8);
+    t.a16 = _mm512_set1_epi32(1 | 1597 << 16);
+    t.ab16 = _mm512_set1_epi32(987 << 16);
+    t.b16 = _mm512_set1_epi32(1 | 610 << 16);
+    return t;
+}
+FIBNIM_ALWAYS_INLINE FIBNIM_TARGET void FIBNIM_PATH(digit_sums8)(const fibnim_digit_tables8 *t,
+                                                                 __m512i c, __m512i *a_d,
+                                                                 __m512i *b_d) {
+    __m512i lo = _mm512_and_si512(c, t->nibble);
+    __m512i hi = _mm512_and_si512(_mm512_srli_epi16(c, 4), t->nibble);
+    __m512i a = _mm512_add_epi8(_mm512_shuffle_epi8(t->low_a, lo), _mm512_shuffle_epi8(t->high_a, hi));
+    __m512i b = _mm512_add_epi8(_mm512_shuffle_epi8(t->low_b, lo), _mm512_shuffle_epi8(t->high_b, hi));
+    __m512i a_w = _mm512_add_epi16(_mm512_maddubs_epi16(a, t->a8), _mm512_maddubs_epi16(b, t->ab8));
+    __m512i b_w = _mm512_add_epi16(_mm512_maddubs_epi16(a, t->ab8), _mm512_maddubs_epi16(b, t->b8));
+    *a_d = _mm512_add_epi32(_mm512_madd_epi16(a_w, t->a16), _mm512_madd_epi16(b_w, t->ab16));
+    *b_d = _mm512_add_epi32(_mm512_madd_epi16(a_w, t->ab16), _mm512_madd_epi16(b_w, t->b16));
+}
+
+/* decode, eight codes at a time, as fibnim_decode4 of simd_avx2.h (and as
+   there, unchecked for the lanes) */
+FIBNIM_ALWAYS_INLINE FIBNIM_TARGET Py_ssize_t FIBNIM_PATH(decode8_body)(
+        const uint64_t *code, int64_t *out, Py_ssize_t n, uint64_t limit, int checked) {
     Py_ssize_t i = 0;
     const __m512i most = _mm512_set1_epi64((long long)limit);
-    const __m512i nibble = _mm512_set1_epi8(0x0f);
-    const __m512i low_a = _mm512_broadcast_i32x4(FIBNIM_NIBBLE_TABLE(1, 2, 3, 5));
-    const __m512i low_b = _mm512_broadcast_i32x4(FIBNIM_NIBBLE_TABLE(1, 1, 2, 3));
-    const __m512i high_a = _mm512_broadcast_i32x4(FIBNIM_NIBBLE_TABLE(8, 13, 21, 34));
-    const __m512i high_b = _mm512_broadcast_i32x4(FIBNIM_NIBBLE_TABLE(5, 8, 13, 21));
-    const __m512i a8 = _mm512_set1_epi16(1 | 34 << 8), ab8 = _mm512_set1_epi16(21 << 8);
-    const __m512i b8 = _mm512_set1_epi16(1 | 13 << 8);
-    const __m512i a16 = _mm512_set1_epi32(1 | 1597 << 16), ab16 = _mm512_set1_epi32(987 << 16);
-    const __m512i b16 = _mm512_set1_epi32(1 | 610 << 16);
     const __m512i f33 = _mm512_set1_epi64(3524578), f32 = _mm512_set1_epi64(2178309);
     const __m512i low = _mm512_set1_epi64(0xffffffffLL);
+    const fibnim_digit_tables8 tables = FIBNIM_PATH(digit_tables8)();
     for (; i + 8 <= n; i += 8) {
-        __m512i c = _mm512_loadu_si512((const void *)(code + i));
-        if (_mm512_cmpgt_epu64_mask(c, most) | _mm512_test_epi64_mask(c, _mm512_srli_epi64(c, 1)))
+        __m512i c = _mm512_loadu_si512((const void *)(code + i)), a_d, b_d;
+        if (checked && (_mm512_cmpgt_epu64_mask(c, most)
+                        | _mm512_test_epi64_mask(c, _mm512_srli_epi64(c, 1))))
             break;
-        __m512i lo = _mm512_and_si512(c, nibble);
-        __m512i hi = _mm512_and_si512(_mm512_srli_epi16(c, 4), nibble);
-        __m512i a = _mm512_add_epi8(_mm512_shuffle_epi8(low_a, lo), _mm512_shuffle_epi8(high_a, hi));
-        __m512i b = _mm512_add_epi8(_mm512_shuffle_epi8(low_b, lo), _mm512_shuffle_epi8(high_b, hi));
-        __m512i a_w = _mm512_add_epi16(_mm512_maddubs_epi16(a, a8), _mm512_maddubs_epi16(b, ab8));
-        __m512i b_w = _mm512_add_epi16(_mm512_maddubs_epi16(a, ab8), _mm512_maddubs_epi16(b, b8));
-        __m512i a_d = _mm512_add_epi32(_mm512_madd_epi16(a_w, a16), _mm512_madd_epi16(b_w, ab16));
-        __m512i b_d = _mm512_add_epi32(_mm512_madd_epi16(a_w, ab16), _mm512_madd_epi16(b_w, b16));
+        FIBNIM_PATH(digit_sums8)(&tables, c, &a_d, &b_d);
         __m512i value = _mm512_add_epi64(_mm512_and_si512(a_d, low),
             _mm512_add_epi64(_mm512_mul_epu32(_mm512_srli_epi64(a_d, 32), f33),
                              _mm512_mul_epu32(_mm512_srli_epi64(b_d, 32), f32)));
         _mm512_storeu_si512((void *)(out + i), value);
     }
     return i;
+}
+
+/* codes of at most 32 digits, sixteen at a time, as fibnim_decode_short8 of
+   simd_avx2.h; n a multiple of 16 */
+FIBNIM_TARGET static inline void FIBNIM_PATH(decode_short16)(const uint64_t *code, uint64_t *out,
+                                                            Py_ssize_t n) {
+    const __m512i low = _mm512_set1_epi64(0xffffffffLL);
+    const fibnim_digit_tables8 tables = FIBNIM_PATH(digit_tables8)();
+    for (Py_ssize_t i = 0; i < n; i += 16) {
+        __m512i first = _mm512_loadu_si512((const void *)(code + i));
+        __m512i second = _mm512_loadu_si512((const void *)(code + i + 8)), a_d, b_d;
+        FIBNIM_PATH(digit_sums8)(&tables, _mm512_mask_blend_epi32(0xaaaa, first,
+                                                                  _mm512_slli_epi64(second, 32)),
+                                 &a_d, &b_d);
+        _mm512_storeu_si512((void *)(out + i), _mm512_and_si512(a_d, low));
+        _mm512_storeu_si512((void *)(out + i + 8), _mm512_srli_epi64(a_d, 32));
+    }
+}
+FIBNIM_TARGET static Py_ssize_t FIBNIM_PATH(decode8)(
+        const uint64_t *code, int64_t *out, Py_ssize_t n, uint64_t limit) {
+    return FIBNIM_PATH(decode8_body)(code, out, n, limit, 1);
 }
 
 /* Two-pile power-of-two Nim: P iff X = 0 or sb(X) > r, X = n_0 xor n_1. */
