@@ -496,6 +496,31 @@ def test_files_round_trip_in_blocks(monkeypatch):
     assert size < len(coding.pack(values)) * 0.7
 
 
+def test_files_by_path_are_written_whole_or_not_at_all(monkeypatch, tmp_path):
+    monkeypatch.setattr(coding, "BLOCK", 100)
+    values = np.arange(1, 1001, dtype=np.uint64)
+    for path in (str(tmp_path / "ids.fnc"), tmp_path / "ids.fnc"):  # a str or a PathLike
+        size = coding.write(path, values, delta=True)
+        assert os.path.getsize(path) == size
+        assert np.array_equal(coding.read(path), values)
+    first = (tmp_path / "ids.fnc").read_bytes()
+    # a bad value in the last block: the file there stays as it was, and no other appears
+    refused = values.copy()
+    refused[-1] = 0
+    with pytest.raises(ValueError, match=r"write: values\[999\] = 0"):
+        coding.write(tmp_path / "ids.fnc", refused)
+    with pytest.raises(ValueError, match="non-decreasing"):
+        coding.write(tmp_path / "new.fnc", values[::-1], delta=True)
+    assert (tmp_path / "ids.fnc").read_bytes() == first
+    assert sorted(os.listdir(tmp_path)) == ["ids.fnc"]
+    coding.write(tmp_path / "ids.fnc", values[:5])  # replaced, as numpy.save replaces
+    assert coding.read(tmp_path / "ids.fnc").tolist() == [1, 2, 3, 4, 5]
+    with pytest.raises(FileNotFoundError, match="write: no directory"):
+        coding.write(tmp_path / "missing" / "ids.fnc", values)
+    with pytest.raises(FileNotFoundError):
+        coding.read(tmp_path / "missing.fnc")
+
+
 def test_a_file_damaged_in_any_field_or_cut_at_any_block_is_named(monkeypatch):
     monkeypatch.setattr(coding, "BLOCK", 50)
     file = io.BytesIO()

@@ -25,6 +25,8 @@ array([ 3, 10, 10, 42], dtype=uint64)
 
 from __future__ import annotations
 
+import errno
+import os
 import struct
 import zlib
 from collections.abc import Callable, Iterable, Iterator
@@ -36,6 +38,7 @@ from numpy.typing import NDArray
 from fibnim import _backend, _stop
 from fibnim._apply import CHUNK, overlap, result_array
 from fibnim._checks import NONNEGATIVE, Bound, check_int, integers, refuse
+from fibnim._files import AtomicFile
 
 __all__ = ["CODEWORD_MAX", "lengths", "pack", "packed_size", "read", "unpack", "write"]
 
@@ -428,11 +431,14 @@ def block(values: NDArray[Any], where: str, delta: bool, first: int = 0) -> byte
     return struct.pack("<I", zlib.crc32(stream, zlib.crc32(rest))) + rest + stream
 
 
-def write(file: BinaryIO, values: Any, *, delta: bool = False) -> int:
-    """Write values to an open binary file as a Fibonacci-coded stream of
-    blocks; returns the bytes written. The format (docs/math/coding.rst): a
-    24-byte header (magic ``FIBNIMFC``, version, flags with bit 0 for delta,
-    its CRC-32, the count of values), then blocks of up to 2**18 values, each a
+def write(file: BinaryIO | str | os.PathLike[str], values: Any, *, delta: bool = False) -> int:
+    """Write values as a Fibonacci-coded stream of blocks to file, a path or an
+    open binary file; returns the bytes written. A path is written whole or
+    not at all: the file takes its name (replacing one there, as numpy.save
+    does) only once every block is written, and a run stopped by an error or
+    Ctrl-C leaves nothing behind. The format (docs/math/coding.rst): a 24-byte
+    header (magic ``FIBNIMFC``, version, flags with bit 0 for delta, its
+    CRC-32, the count of values), then blocks of up to 2**18 values, each a
     16-byte header (CRC-32 of the rest of the block, its count, its length in
     bits) and its stream; each block decodes on its own (with delta, its first
     value is coded whole).
@@ -444,10 +450,29 @@ def write(file: BinaryIO, values: Any, *, delta: bool = False) -> int:
     43
     >>> coding.read(io.BytesIO(file.getvalue()))
     array([ 5,  8, 13], dtype=uint64)
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "ids.fnc")
+    >>> coding.write(path, [3, 5, 9], delta=True)
+    43
+    >>> coding.read(path)
+    array([3, 5, 9], dtype=uint64)
     """
     array = _array(values, "write")
     parts = (array[start : start + BLOCK] for start in range(0, len(array), BLOCK))
-    return write_blocks(file, parts, len(array), delta, "write")
+    if not isinstance(file, (str, os.PathLike)):
+        return write_blocks(file, parts, len(array), delta, "write")
+    path = os.fspath(file)
+    directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(directory):
+        raise FileNotFoundError(errno.ENOENT, f"write: no directory {directory}", path)
+    target = AtomicFile(path, replace=True)
+    try:
+        written = write_blocks(target.stream, parts, len(array), delta, "write")
+        target.commit(lambda: None)
+    except BaseException:
+        target.abort()
+        raise
+    return written
 
 
 def write_blocks(
@@ -541,8 +566,8 @@ def read_blocks(
         raise ValueError(f"{name}: bytes after the last block, from byte {offset}")
 
 
-def read(file: BinaryIO) -> NDArray[np.uint64]:
-    """The values of a file that `write` wrote (an open binary file).
+def read(file: BinaryIO | str | os.PathLike[str]) -> NDArray[np.uint64]:
+    """The values of a file that `write` wrote: a path or an open binary file.
 
     Raises
     ------
@@ -550,6 +575,9 @@ def read(file: BinaryIO) -> NDArray[np.uint64]:
         Naming the block and the byte: a damaged block (its CRC-32), a file
         cut short, bytes after the last block, another format.
     """
+    if isinstance(file, (str, os.PathLike)):
+        with open(file, "rb") as opened:
+            return read(opened)
     count, delta = read_header(file)
     out = np.empty(count, dtype=np.uint64)
     for _ in read_blocks(file, count, delta, lambda start, size: out[start : start + size]):
