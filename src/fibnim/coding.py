@@ -453,7 +453,7 @@ def write(file: BinaryIO | str | os.PathLike[str], values: Any, *, delta: bool =
     >>> import os, tempfile
     >>> path = os.path.join(tempfile.mkdtemp(), "ids.fnc")
     >>> coding.write(path, [3, 5, 9], delta=True)
-    43
+    42
     >>> coding.read(path)
     array([3, 5, 9], dtype=uint64)
     """
