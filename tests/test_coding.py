@@ -67,6 +67,20 @@ def test_random_streams_of_every_length_from_0_to_200_and_their_tails():
         assert np.array_equal(coding.unpack(packed), values), length
 
 
+def test_sizes_and_a_zero_at_every_place_of_short_arrays():
+    # the size pass takes four values at a time, then the last few one by one
+    rng = np.random.default_rng(12)
+    for length in range(1, 14):
+        shifts = rng.integers(0, 64, size=length).astype(np.uint64)
+        values = (rng.integers(0, 2**63, size=length, dtype=np.uint64) >> shifts) + np.uint64(1)
+        assert coding.packed_size(values) == (int(coding.lengths(values).sum()) + 7) // 8
+        for at in range(length):
+            zeroed = values.copy()
+            zeroed[at] = 0
+            with pytest.raises(ValueError, match=rf"packed_size: values\[{at}\] = 0 is below 1"):
+                coding.packed_size(zeroed)
+
+
 def test_every_implementation_writes_and_reads_the_pure_twins_bits():
     from fibnim import _backend
 
