@@ -18,10 +18,7 @@ pure=
 trap 'if [ -n "$pure" ]; then kill -- "-$pure" 2>/dev/null || true; wait "$pure" 2>/dev/null || true; fi
       rm -rf "$work"' EXIT
 
-fresh_venv() {  # fresh_venv DIR: a new virtual environment with an up-to-date pip
-    python3 -m venv "$1"
-    "$1/bin/python" -m pip install --quiet --upgrade pip
-}
+source tools/fresh_venv.sh
 
 echo "== sdist, and a wheel built from it"
 fresh_venv "$work/tools"

@@ -12,10 +12,7 @@ sdist=$1
 work=$2
 mkdir -p "$work/empty"
 
-fresh_venv() {  # fresh_venv DIR: a new virtual environment with an up-to-date pip
-    python3 -m venv "$1"
-    "$1/bin/python" -m pip install --quiet --upgrade pip
-}
+source tools/fresh_venv.sh
 
 echo "== the sdist without a working C compiler: the pure twin, said so, and the suite on it"
 fresh_venv "$work/pure"
