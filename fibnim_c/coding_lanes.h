@@ -21,9 +21,9 @@
    from 1 to 10**8; with a tzcnt a place, 1.2 to 1.8 times from mean 100 up,
    and as fast as the walk below 10 (it leaves a word of more than 16
    codewords to the walk, which was faster there). The decode without its
-   test, then two codes to a lane, took another 12 to 16 % off at means 100
-   and 10**5 on each path (a batch with a longer code pays some 0.1 ns a
-   code for the look: 3 % at mean 10**8 on avx512ifma). */
+   test, then two codes to a lane, took another 16 to 21 % off at mean 100
+   on each path (a batch with a longer code pays some 0.1 ns a code for the
+   look: 3 % at mean 10**8 on avx512ifma). */
 #ifndef FIBNIM_CODING_LANES_H
 #define FIBNIM_CODING_LANES_H
 

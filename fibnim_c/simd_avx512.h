@@ -311,6 +311,10 @@ FIBNIM_ALWAYS_INLINE FIBNIM_TARGET Py_ssize_t FIBNIM_PATH(decode8_body)(
     }
     return i;
 }
+FIBNIM_TARGET static Py_ssize_t FIBNIM_PATH(decode8)(
+        const uint64_t *code, int64_t *out, Py_ssize_t n, uint64_t limit) {
+    return FIBNIM_PATH(decode8_body)(code, out, n, limit, 1);
+}
 
 /* codes of at most 32 digits, sixteen at a time, as fibnim_decode_short8 of
    simd_avx2.h; n a multiple of 16 */
@@ -327,10 +331,6 @@ FIBNIM_TARGET static inline void FIBNIM_PATH(decode_short16)(const uint64_t *cod
         _mm512_storeu_si512((void *)(out + i), _mm512_and_si512(a_d, low));
         _mm512_storeu_si512((void *)(out + i + 8), _mm512_srli_epi64(a_d, 32));
     }
-}
-FIBNIM_TARGET static Py_ssize_t FIBNIM_PATH(decode8)(
-        const uint64_t *code, int64_t *out, Py_ssize_t n, uint64_t limit) {
-    return FIBNIM_PATH(decode8_body)(code, out, n, limit, 1);
 }
 
 /* Two-pile power-of-two Nim: P iff X = 0 or sb(X) > r, X = n_0 xor n_1. */
