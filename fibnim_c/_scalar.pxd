@@ -20,6 +20,7 @@ cdef extern from "scalar.h":
     uint64_t S44 "fibnim_s44"[17712]
     uint32_t S22 "fibnim_s22"[46369]
     uint64_t BYTE_VALUE "fibnim_byte_value"[8][256]
+    uint64_t bytes_value "fibnim_bytes_value"(uint64_t code, int start, int stop) noexcept nogil
     uint64_t STREAM_VALUE "fibnim_stream_value"[12][256]
     uint8_t TOP_BELOW "fibnim_top_below"[65]
     uint64_t NEXT_MINUS_ONE "fibnim_next_minus_one"[94]
@@ -240,11 +241,8 @@ cdef inline uint64_t stream_code_wide(uint64_t n, uint64_t* after) noexcept nogi
 
 
 cdef inline uint64_t decode_one(uint64_t code) noexcept nogil:
-    """The value of a code; the sum is linear in the bits, so bytes add up."""
-    return (BYTE_VALUE[0][code & 0xFF] + BYTE_VALUE[1][(code >> 8) & 0xFF]
-            + BYTE_VALUE[2][(code >> 16) & 0xFF] + BYTE_VALUE[3][(code >> 24) & 0xFF]
-            + BYTE_VALUE[4][(code >> 32) & 0xFF] + BYTE_VALUE[5][(code >> 40) & 0xFF]
-            + BYTE_VALUE[6][(code >> 48) & 0xFF] + BYTE_VALUE[7][code >> 56])
+    """The value of a code (fibnim_bytes_value of scalar.h)."""
+    return bytes_value(code, 0, 8)
 
 
 cdef inline int lowest_index(uint64_t lo, uint64_t hi) noexcept nogil:

@@ -104,12 +104,12 @@ enum { FIBNIM_STREAM_DONE = 0,       /* out is full, or no codeword begins befor
        FIBNIM_STREAM_CUT = 1,        /* bits left at the end but no whole codeword in them */
        FIBNIM_STREAM_TOO_LARGE = 2 };  /* a codeword worth more than 2**64 - 1 */
 
-/* The value of a code of at most 56 digits (F_2's at bit 0); most codewords
-   have 16 or fewer, and two bytes' values make theirs. */
+/* The value of a code of at most 56 digits; most codewords have 16 or fewer,
+   and two bytes' values make theirs. */
 FIBNIM_INLINE uint64_t fibnim_short_value(uint64_t code, int digits) {
-    uint64_t value = fibnim_byte_value[0][code & 0xff] + fibnim_byte_value[1][(code >> 8) & 0xff];
+    uint64_t value = fibnim_bytes_value(code, 0, 2);
     if (digits > 16)  /* a branch that the data decide alike, value after value */
-        for (int b = 2; b < 7; b++) value += fibnim_byte_value[b][(code >> (8 * b)) & 0xff];
+        value += fibnim_bytes_value(code, 2, 7);
     return value;
 }
 

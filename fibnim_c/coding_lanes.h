@@ -114,11 +114,6 @@ FIBNIM_LANE_AVX2 static inline void fibnim_lane_cut_avx2(uint64_t w, uint64_t cl
     }
 }
 
-FIBNIM_INLINE uint64_t fibnim_code_value(uint64_t code) {  /* the last few of a batch */
-    uint64_t value = 0;
-    for (int b = 0; b < 8; b++) value += fibnim_byte_value[b][(code >> (8 * b)) & 0xff];
-    return value;
-}
 /* codes to values: two to each 64-bit lane where all of a batch have 32
    digits or fewer (most streams), else one */
 FIBNIM_ALWAYS_INLINE FIBNIM_LANE_AVX2 int fibnim_lane_short(const uint64_t *code, Py_ssize_t n) {
@@ -134,7 +129,7 @@ FIBNIM_ALWAYS_INLINE FIBNIM_LANE_AVX2 int fibnim_lane_short(const uint64_t *code
             decode_short(code, out, whole); \
         else \
             k = decode(code, (int64_t *)out, n, ~(uint64_t)0, 0); \
-        for (; k < n; k++) out[k] = fibnim_code_value(code[k]); \
+        for (; k < n; k++) out[k] = fibnim_bytes_value(code[k], 0, 8);  /* the last few */ \
     }
 FIBNIM_LANE_VALUES(fibnim_lane_values_ifma, FIBNIM_LANE_VBMI2, fibnim_decode8_body_avx512ifma,
                    fibnim_decode_short16_avx512ifma, 16)

@@ -130,8 +130,15 @@ static uint32_t fibnim_stream_code[46369];
    m = 0 .. F_24 (see encode). S_22(m) <= F_46 < 2**32. */
 static uint64_t fibnim_s44[17712];
 static uint32_t fibnim_s22[46369];
-/* fibnim_byte_value[b][v]: the value of the code byte v at byte b. */
+/* fibnim_byte_value[b][v]: the value of the code byte v at byte b; a code's
+   value is its bytes' sum (the sum is linear in the digits). */
 static uint64_t fibnim_byte_value[8][256];
+/* the value of a code's bytes start .. stop - 1 */
+FIBNIM_INLINE uint64_t fibnim_bytes_value(uint64_t code, int start, int stop) {
+    uint64_t value = 0;
+    for (int b = start; b < stop; b++) value += fibnim_byte_value[b][(code >> (8 * b)) & 0xff];
+    return value;
+}
 /* A codeword's length, the top index k of its value (F_k <= v < F_{k+1}),
    from v's bit length b: fibnim_top_below[b] is the largest k with
    F_k <= 2**(b - 1), and v has at most two more (phi**2 > 2); the steps

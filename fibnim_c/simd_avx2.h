@@ -312,6 +312,18 @@ FIBNIM_AVX2 static Py_ssize_t fibnim_classify_wythoff4(
     return i;
 }
 
+/* the nibble tables of fibnim_digit_sums4 below */
+typedef struct { __m256i low_a, low_b, high_a, high_b; } fibnim_nibble_tables4;
+/* the tables for a code's order of digits (bit j: F_(j+2)), made once by a kernel */
+FIBNIM_AVX2 static inline fibnim_nibble_tables4 fibnim_code_nibbles4(void) {
+    fibnim_nibble_tables4 t;
+    t.low_a = _mm256_broadcastsi128_si256(FIBNIM_NIBBLE_TABLE(1, 2, 3, 5));
+    t.low_b = _mm256_broadcastsi128_si256(FIBNIM_NIBBLE_TABLE(1, 1, 2, 3));
+    t.high_a = _mm256_broadcastsi128_si256(FIBNIM_NIBBLE_TABLE(8, 13, 21, 34));
+    t.high_b = _mm256_broadcastsi128_si256(FIBNIM_NIBBLE_TABLE(5, 8, 13, 21));
+    return t;
+}
+
 /* The sums of a 64-bit code's digits, by the halves of its 64-bit lanes: a
    chunk of a code's bits at offset o adds F_(o+1) A + F_o B to its value,
    where A and B are the sums of F_(j+2) and F_(j+1) over its set bits j
@@ -321,8 +333,7 @@ FIBNIM_AVX2 static Py_ssize_t fibnim_classify_wythoff4(
    by w bits, (F_(w+1) A + F_w B, F_w A + F_(w-1) B): bytes to 16-bit words by
    vpmaddubsw, words to 32-bit by vpmaddwd (every A and B fits their signed
    lanes: A < 2**24 at 32 bits). *a_d and *b_d get each 32-bit half's (A, B). */
-FIBNIM_AVX2 static inline void fibnim_digit_sums4(__m256i c, __m256i low_a, __m256i low_b,
-                                                  __m256i high_a, __m256i high_b,
+FIBNIM_AVX2 static inline void fibnim_digit_sums4(__m256i c, const fibnim_nibble_tables4 *t,
                                                   __m256i *a_d, __m256i *b_d) {
     const __m256i nibble = _mm256_set1_epi8(0x0f);
     /* byte pairs (low, high) and 16-bit pairs of (1, F_(w+1)), (0, F_w), (1, F_(w-1)) */
@@ -332,8 +343,8 @@ FIBNIM_AVX2 static inline void fibnim_digit_sums4(__m256i c, __m256i low_a, __m2
     const __m256i b16 = _mm256_set1_epi32(1 | 610 << 16);
     __m256i lo = _mm256_and_si256(c, nibble);
     __m256i hi = _mm256_and_si256(_mm256_srli_epi16(c, 4), nibble);
-    __m256i a = _mm256_add_epi8(_mm256_shuffle_epi8(low_a, lo), _mm256_shuffle_epi8(high_a, hi));
-    __m256i b = _mm256_add_epi8(_mm256_shuffle_epi8(low_b, lo), _mm256_shuffle_epi8(high_b, hi));
+    __m256i a = _mm256_add_epi8(_mm256_shuffle_epi8(t->low_a, lo), _mm256_shuffle_epi8(t->high_a, hi));
+    __m256i b = _mm256_add_epi8(_mm256_shuffle_epi8(t->low_b, lo), _mm256_shuffle_epi8(t->high_b, hi));
     __m256i a_w = _mm256_add_epi16(_mm256_maddubs_epi16(a, a8), _mm256_maddubs_epi16(b, ab8));
     __m256i b_w = _mm256_add_epi16(_mm256_maddubs_epi16(a, ab8), _mm256_maddubs_epi16(b, b8));
     *a_d = _mm256_add_epi32(_mm256_madd_epi16(a_w, a16), _mm256_madd_epi16(b_w, ab16));
@@ -358,16 +369,13 @@ FIBNIM_ALWAYS_INLINE FIBNIM_AVX2 Py_ssize_t fibnim_decode4_body(
         const uint64_t *code, int64_t *out, Py_ssize_t n, uint64_t limit, int checked) {
     Py_ssize_t i = 0;
     const __m256i most = _mm256_set1_epi64x((long long)limit);
-    const __m256i low_a = _mm256_broadcastsi128_si256(FIBNIM_NIBBLE_TABLE(1, 2, 3, 5));
-    const __m256i low_b = _mm256_broadcastsi128_si256(FIBNIM_NIBBLE_TABLE(1, 1, 2, 3));
-    const __m256i high_a = _mm256_broadcastsi128_si256(FIBNIM_NIBBLE_TABLE(8, 13, 21, 34));
-    const __m256i high_b = _mm256_broadcastsi128_si256(FIBNIM_NIBBLE_TABLE(5, 8, 13, 21));
+    const fibnim_nibble_tables4 tables = fibnim_code_nibbles4();
     for (; i + 4 <= n; i += 4) {
         __m256i c = _mm256_loadu_si256((const __m256i *)(code + i)), a_d, b_d;
         if (checked && fibnim_any4(_mm256_or_si256(fibnim_gt4(c, most),  /* codes take all 64 bits */
                                                    _mm256_and_si256(c, _mm256_srli_epi64(c, 1)))))
             break;
-        fibnim_digit_sums4(c, low_a, low_b, high_a, high_b, &a_d, &b_d);
+        fibnim_digit_sums4(c, &tables, &a_d, &b_d);
         _mm256_storeu_si256((__m256i *)(out + i), fibnim_digits_value4(a_d, b_d));
     }
     return i;
@@ -382,17 +390,14 @@ FIBNIM_AVX2 static Py_ssize_t fibnim_decode4(
    digit sums are then the values; n a multiple of 8 */
 FIBNIM_AVX2 static inline void fibnim_decode_short8(const uint64_t *code, uint64_t *out,
                                                     Py_ssize_t n) {
-    const __m256i low_a = _mm256_broadcastsi128_si256(FIBNIM_NIBBLE_TABLE(1, 2, 3, 5));
-    const __m256i low_b = _mm256_broadcastsi128_si256(FIBNIM_NIBBLE_TABLE(1, 1, 2, 3));
-    const __m256i high_a = _mm256_broadcastsi128_si256(FIBNIM_NIBBLE_TABLE(8, 13, 21, 34));
-    const __m256i high_b = _mm256_broadcastsi128_si256(FIBNIM_NIBBLE_TABLE(5, 8, 13, 21));
+    const fibnim_nibble_tables4 tables = fibnim_code_nibbles4();
     const __m256i low = _mm256_set1_epi64x(0xffffffffLL);
     for (Py_ssize_t i = 0; i < n; i += 8) {
         __m256i first = _mm256_loadu_si256((const __m256i *)(code + i));
         __m256i second = _mm256_loadu_si256((const __m256i *)(code + i + 4));
         __m256i a_d, b_d;
-        fibnim_digit_sums4(_mm256_blend_epi32(first, _mm256_slli_epi64(second, 32), 0xaa),
-                           low_a, low_b, high_a, high_b, &a_d, &b_d);
+        fibnim_digit_sums4(_mm256_blend_epi32(first, _mm256_slli_epi64(second, 32), 0xaa), &tables,
+                           &a_d, &b_d);
         _mm256_storeu_si256((__m256i *)(out + i), _mm256_and_si256(a_d, low));
         _mm256_storeu_si256((__m256i *)(out + i + 4), _mm256_srli_epi64(a_d, 32));
     }
@@ -408,10 +413,11 @@ FIBNIM_AVX2 static void fibnim_long_values4(const uint64_t *head, const uint64_t
                                             uint64_t *value, int n) {
     const __m256i swap = _mm256_setr_epi8(7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13, 12, 11, 10, 9, 8,
                                           7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13, 12, 11, 10, 9, 8);
-    const __m256i low_a = _mm256_broadcastsi128_si256(FIBNIM_NIBBLE_TABLE(34, 21, 13, 8));
-    const __m256i low_b = _mm256_broadcastsi128_si256(FIBNIM_NIBBLE_TABLE(21, 13, 8, 5));
-    const __m256i high_a = _mm256_broadcastsi128_si256(FIBNIM_NIBBLE_TABLE(5, 3, 2, 1));
-    const __m256i high_b = _mm256_broadcastsi128_si256(FIBNIM_NIBBLE_TABLE(3, 2, 1, 1));
+    fibnim_nibble_tables4 tables;  /* for digits read from the top of each byte */
+    tables.low_a = _mm256_broadcastsi128_si256(FIBNIM_NIBBLE_TABLE(34, 21, 13, 8));
+    tables.low_b = _mm256_broadcastsi128_si256(FIBNIM_NIBBLE_TABLE(21, 13, 8, 5));
+    tables.high_a = _mm256_broadcastsi128_si256(FIBNIM_NIBBLE_TABLE(5, 3, 2, 1));
+    tables.high_b = _mm256_broadcastsi128_si256(FIBNIM_NIBBLE_TABLE(3, 2, 1, 1));
     const __m256i f65_low = _mm256_set1_epi64x(17167680177565LL & 0xffffffffLL);
     const __m256i f65_high = _mm256_set1_epi64x(17167680177565LL >> 32);
     const __m256i f64_low = _mm256_set1_epi64x(10610209857723LL & 0xffffffffLL);
@@ -419,9 +425,9 @@ FIBNIM_AVX2 static void fibnim_long_values4(const uint64_t *head, const uint64_t
     for (int k = 0; k < n; k += 4) {
         __m256i a_d, b_d, ta, tb;
         fibnim_digit_sums4(_mm256_shuffle_epi8(_mm256_loadu_si256((const __m256i *)(head + k)), swap),
-                           low_a, low_b, high_a, high_b, &a_d, &b_d);
+                           &tables, &a_d, &b_d);
         fibnim_digit_sums4(_mm256_shuffle_epi8(_mm256_loadu_si256((const __m256i *)(tail + k)), swap),
-                           low_a, low_b, high_a, high_b, &ta, &tb);
+                           &tables, &ta, &tb);
         __m256i moved = _mm256_add_epi64(
             _mm256_add_epi64(_mm256_mul_epu32(ta, f65_low),
                              _mm256_slli_epi64(_mm256_mul_epu32(ta, f65_high), 32)),
