@@ -10,20 +10,24 @@
    each 64-bit word has its first bit at bit 0, and the words' closing bits
    found at once (fibnim_closing_bits of coding.h). Word by word, in order:
    the closing bits say where its codewords end, which gives the byte offsets
-   of their ends and starts (VBMI2's compress, where there is one, or a
-   tzcnt each), and a variable shift and mask cut each codeword's digits out.
-   The first codeword of a word goes on from the word before (its digits
-   there are `pending`), as does a run of ones across the words' edge
-   (`carry`).
+   of their ends (VBMI2's compress, where there is one, or a tzcnt each),
+   each codeword starting a bit past the one before, and a variable shift
+   and mask cut each codeword's digits out. The first codeword of a word
+   goes on from the word before (that word's bits past its last closing bit,
+   `tail`), as does a run of ones across the words' edge (`carry`).
 
-   Measured on an AMD EPYC (Zen 4), unpack into out= of 10**7 geometric
-   values: with VBMI2, 1.3 to 2.4 times as fast as the walk at every mean
-   from 1 to 10**8; with a tzcnt a place, 1.2 to 1.8 times from mean 100 up,
-   and as fast as the walk below 10 (it leaves a word of more than 16
-   codewords to the walk, which was faster there). The decode without its
-   test, then two codes to a lane, took another 16 to 21 % off at mean 100
-   on each path (a batch with a longer code pays some 0.1 ns a code for the
-   look: 3 % at mean 10**8 on avx512ifma). */
+   Measured on an AMD EPYC (Zen 4), unpack into out= of 4 * 10**6 geometric
+   values at means 1 to 10**8: with VBMI2, 2.1 to 4.0 times as fast as the
+   walk (the scalar path); with a tzcnt a place, 1.6 to 2.7 times. Keeping
+   no digits pending from word to word (fibnim_lane_body), one compress in
+   VBMI2's cut, and a tzcnt lane's words of 17 to 32 codewords cut out of
+   line instead of left to the walk took 11 to 23 % off at mean 100 (the
+   most with VBMI2), 5 to 18 % at 10**8 and 6 to 28 % at means 1 to 3. The
+   weak spot is a mean near 30, some 8 codewords a word, where the count of
+   groups of 8 to cut is a coin toss. The decode without its test, then two
+   codes to a lane, took another 16 to 21 % off at mean 100 on each path (a
+   batch with a longer code pays some 0.1 ns a code for the look: 3 % at
+   mean 10**8 on avx512ifma). */
 #ifndef FIBNIM_CODING_LANES_H
 #define FIBNIM_CODING_LANES_H
 
@@ -34,14 +38,13 @@
 #define FIBNIM_LANE_VBMI2 __attribute__((target(FIBNIM_LANE_BITS_TARGET \
     "avx2,fma,avx512f,avx512vl,avx512bw,avx512dq,avx512cd,avx512ifma,avx512vbmi,avx512vbmi2")))
 enum { FIBNIM_LANE_CODES = 512,     /* codes summed at once */
-       FIBNIM_WORD_ENDS = 32,       /* the most codewords that end in a word */
-       FIBNIM_TZCNT_ENDS = 16 };    /* the most a tzcnt lane takes in a word */
+       FIBNIM_WORD_ENDS = 32 };     /* the most codewords that end in a word */
 
-/* the codes of the codewords that end in w (closing: their last bits; the
-   first starts at bit `start`): code[0 .. ends), then whatever up to the next
-   multiple of 8 */
-typedef void (*fibnim_lane_cut_fn)(uint64_t w, uint64_t closing, int start, int ends,
-                                   uint64_t *code);
+/* the codes of the codewords that end in w (closing: their last bits), each
+   starting a bit past the one before: code[1 .. ends), then whatever up to
+   the next multiple of 8 (code[0], whose codeword began before the word, is
+   the lane body's to write) */
+typedef void (*fibnim_lane_cut_fn)(uint64_t w, uint64_t closing, int ends, uint64_t *code);
 /* codes of at most 64 digits to values */
 typedef void (*fibnim_lane_values_fn)(const uint64_t *code, uint64_t *out, Py_ssize_t n);
 
@@ -61,24 +64,26 @@ FIBNIM_LANE_AVX2 static inline void fibnim_lane_block(const uint8_t *bytes, uint
     }
 }
 
-/* VBMI2: the ends' and starts' offsets from two compresses */
-FIBNIM_LANE_VBMI2 static inline void fibnim_lane_cut_vbmi2(uint64_t w, uint64_t closing, int start,
-                                                           int ends, uint64_t *code) {
-    const __m512i offsets = _mm512_set_epi64(
-        0x3f3e3d3c3b3a3938LL, 0x3736353433323130LL, 0x2f2e2d2c2b2a2928LL, 0x2726252423222120LL,
-        0x1f1e1d1c1b1a1918LL, 0x1716151413121110LL, 0x0f0e0d0c0b0a0908LL, 0x0706050403020100LL);
+/* VBMI2: the offsets just past the ends from one compress, which are where
+   the next codewords start; the mask may take in a codeword's closing bit,
+   cleared from the word */
+FIBNIM_LANE_VBMI2 static inline void fibnim_lane_cut_vbmi2(uint64_t w, uint64_t closing, int ends,
+                                                           uint64_t *code) {
+    const __m512i after_offsets = _mm512_set_epi64(
+        0x403f3e3d3c3b3a39LL, 0x3837363534333231LL, 0x302f2e2d2c2b2a29LL, 0x2827262524232221LL,
+        0x201f1e1d1c1b1a19LL, 0x1817161514131211LL, 0x100f0e0d0c0b0a09LL, 0x0807060504030201LL);
     const __m512i ones = _mm512_set1_epi64(-1);
-    __m512i end = _mm512_maskz_compress_epi8(closing, offsets);
-    __m512i begin = _mm512_maskz_compress_epi8((closing << 1) | (UINT64_C(1) << start), offsets);
-    __m512i length = _mm512_sub_epi8(end, begin);
-    __m512i word = _mm512_set1_epi64((long long)w);
+    __m512i after = _mm512_maskz_compress_epi8(closing, after_offsets);
+    __m512i digits = _mm512_set1_epi64((long long)(w & ~closing));
+    __m512i before = _mm512_setzero_si512();  /* code[0]: the body's to write */
     for (int g = 0; g < ends; g += 8) {
-        __m512i shift = _mm512_cvtepu8_epi64(_mm512_castsi512_si128(begin));
-        __m512i digits = _mm512_cvtepu8_epi64(_mm512_castsi512_si128(length));
-        _mm512_storeu_si512((void *)(code + g), _mm512_andnot_si512(_mm512_sllv_epi64(ones, digits),
-                                                                    _mm512_srlv_epi64(word, shift)));
-        begin = _mm512_alignr_epi64(begin, begin, 1);
-        length = _mm512_alignr_epi64(length, length, 1);
+        __m512i past = _mm512_cvtepu8_epi64(_mm512_castsi512_si128(after));
+        __m512i shift = _mm512_alignr_epi64(past, before, 7);
+        _mm512_storeu_si512((void *)(code + g),
+                            _mm512_andnot_si512(_mm512_sllv_epi64(ones, _mm512_sub_epi64(past, shift)),
+                                                _mm512_srlv_epi64(digits, shift)));
+        before = past;
+        after = _mm512_alignr_epi64(after, after, 1);
     }
 }
 
@@ -97,8 +102,9 @@ FIBNIM_LANE_AVX2 static inline uint64_t fibnim_lane_ends8(uint64_t *closing, uin
     return at;
 }
 
-FIBNIM_LANE_AVX2 static inline void fibnim_lane_cut_avx2(uint64_t w, uint64_t closing, int start,
-                                                         int ends, uint64_t *code) {
+FIBNIM_ALWAYS_INLINE FIBNIM_LANE_AVX2 void fibnim_lane_cut_groups(uint64_t w, uint64_t closing,
+                                                                 int ends, uint64_t *code) {
+    int start = 0;  /* code[0]: the body's to write */
     const __m256i ones = _mm256_set1_epi64x(-1);
     __m256i word = _mm256_set1_epi64x((long long)w);
     for (int g = 0; g < ends; g += 8) {
@@ -112,6 +118,20 @@ FIBNIM_LANE_AVX2 static inline void fibnim_lane_cut_avx2(uint64_t w, uint64_t cl
                                                     _mm256_srlv_epi64(word, shift)));
         }
     }
+}
+__attribute__((noinline)) FIBNIM_LANE_AVX2 static void fibnim_lane_cut_many(
+        uint64_t w, uint64_t closing, int ends, uint64_t *code) {
+    fibnim_lane_cut_groups(w, closing, ends, code);
+}
+/* A word of more than 16 codewords (streams of small values) is cut out of
+   line: the common case's two groups then unroll (7 % at mean 100, against
+   one loop for up to 32) */
+FIBNIM_LANE_AVX2 static inline void fibnim_lane_cut_avx2(uint64_t w, uint64_t closing, int ends,
+                                                         uint64_t *code) {
+    if (ends > 16)
+        fibnim_lane_cut_many(w, closing, ends, code);
+    else
+        fibnim_lane_cut_groups(w, closing, ends, code);
 }
 
 /* codes to values: two to each 64-bit lane where all of a batch have 32
@@ -138,20 +158,27 @@ FIBNIM_LANE_VALUES(fibnim_lane_values_avx512, FIBNIM_LANE_AVX512, fibnim_decode8
 FIBNIM_LANE_VALUES(fibnim_lane_values_avx2, FIBNIM_LANE_AVX2, fibnim_decode4_body,
                    fibnim_decode_short8, 8)
 
-/* the lane, for the functions of a path (inlined: each path's own copy) */
+/* the lane, for the functions of a path (inlined: each path's own copy).
+
+   Every word but the first must close a codeword (else one is longer than a
+   window): its first code is then the previous word's bits past its last
+   closing bit (`tail`, `head` of them) and its own bits below its first
+   closing bit. So the lane stops at word k + j with the stream read to bit
+   64 (k + j) - head. The first word's codeword starts at bit `start`; there
+   head is -start. */
 FIBNIM_ALWAYS_INLINE FIBNIM_LANE_AVX2 Py_ssize_t fibnim_lane_body(
         const uint8_t *data, uint64_t bits, uint64_t *position, uint64_t *out, Py_ssize_t size,
-        fibnim_lane_cut_fn cut, fibnim_lane_values_fn values, int most_ends) {
+        fibnim_lane_cut_fn cut, fibnim_lane_values_fn values) {
     uint64_t code[FIBNIM_LANE_CODES + 2 * FIBNIM_WORD_ENDS];
     uint64_t word[8], closing_of[8];
-    uint64_t p = *position, pending = 0, carry = 0;
-    int held = 0, start = (int)(p & 63);  /* pending's digits; where the codeword goes on */
-    Py_ssize_t i = 0, n = 0;              /* values in out; codes waiting */
-    for (uint64_t k = p >> 6; k + 8 <= bits >> 6; k += 8) {
+    uint64_t k = *position >> 6, tail = 0, carry = 0;
+    int start = (int)(*position & 63), head = -start, j = 0;
+    Py_ssize_t i = 0, n = 0;  /* values in out; codes waiting */
+    for (; k + 8 <= bits >> 6; k += 8) {
         fibnim_lane_block(data + 8 * k, word, closing_of);
-        for (int j = 0; j < 8; j++) {
+        for (j = 0; j < 8; j++) {
             uint64_t w = word[j], closing = closing_of[j];
-            if (start) {  /* the lane's first word: its bits before p are not ours */
+            if (start) {  /* the lane's first word: its bits before *position are not ours */
                 w &= ~(uint64_t)0 << start;
                 closing = fibnim_closing_bits(w);
             }
@@ -159,53 +186,50 @@ FIBNIM_ALWAYS_INLINE FIBNIM_LANE_AVX2 Py_ssize_t fibnim_lane_body(
                run of ones then closes at its even places, not its odd ones. */
             closing ^= (0 - (carry & w & 1)) & w & ~(w + 1);
             int ends = (int)_mm_popcnt_u64(closing), first = (int)_tzcnt_u64(closing);  /* 64 if none */
-            if (held + first - start > FIBNIM_WINDOW || i + n + ends > size  /* a long one; no room */
-                    || ends > most_ends)  /* where the walk is as fast */
+            if (head + first > FIBNIM_WINDOW || i + n + ends > size)  /* a long one; no room */
                 goto stop;
-            if (ends) {
-                cut(w, closing, start, ends, code + n);
-                code[n] = pending | (_bzhi_u64(w >> start, (unsigned)(first - start)) << held);
-                start = 64 - (int)_lzcnt_u64(closing);
-                n += ends;
-                pending = 0;
-                held = 0;
-                p = 64 * (k + (uint64_t)j) + (uint64_t)start;
+            cut(w, closing, ends, code + n);
+            if (start) {  /* a codeword longer than the rest of the word may start there */
+                code[n] = _bzhi_u64(w, (unsigned)first) >> start;
+                head = ends ? (int)_lzcnt_u64(closing) : 64 - start;
+                start = 0;
+            } else {
+                code[n] = tail | (_bzhi_u64(w, (unsigned)first) << head);
+                head = (int)_lzcnt_u64(closing);
             }
-            pending |= start < 64 ? (w >> start) << held : 0;
-            held += 64 - start;
-            carry = (w >> 63) & (start != 64);  /* a 1 at the top that no pair closed */
-            start = 0;
+            tail = (w >> 1) >> (63 - head);  /* w >> (64 - head), for head = 0 too */
+            carry = (w & ~closing) >> 63;  /* a 1 at the top that no pair closed */
+            n += ends;
             if (n >= FIBNIM_LANE_CODES) {
                 values(code, out + i, n);
                 i += n;
                 n = 0;
             }
         }
+        j = 0;  /* word k + 8 is next */
     }
 stop:
     values(code, out + i, n);
-    *position = p;
+    *position = 64 * (k + (uint64_t)j) - (uint64_t)(int64_t)head;
     return i + n;
 }
 
 FIBNIM_LANE_VBMI2 static Py_ssize_t fibnim_unpack_lane_vbmi2(
         const uint8_t *data, uint64_t bits, uint64_t *position, uint64_t *out, Py_ssize_t size) {
     return fibnim_lane_body(data, bits, position, out, size,
-                            fibnim_lane_cut_vbmi2, fibnim_lane_values_ifma, FIBNIM_WORD_ENDS);
+                            fibnim_lane_cut_vbmi2, fibnim_lane_values_ifma);
 }
 /* the avx512 path's: AVX2's cut (as fast, on Zen 4, as one in 512-bit
    registers), AVX-512's decode */
 FIBNIM_LANE_AVX2 static Py_ssize_t fibnim_unpack_lane_avx512(
         const uint8_t *data, uint64_t bits, uint64_t *position, uint64_t *out, Py_ssize_t size) {
     return fibnim_lane_body(data, bits, position, out, size,
-                            fibnim_lane_cut_avx2, fibnim_lane_values_avx512,
-                            FIBNIM_TZCNT_ENDS);
+                            fibnim_lane_cut_avx2, fibnim_lane_values_avx512);
 }
 FIBNIM_LANE_AVX2 static Py_ssize_t fibnim_unpack_lane_avx2(
         const uint8_t *data, uint64_t bits, uint64_t *position, uint64_t *out, Py_ssize_t size) {
     return fibnim_lane_body(data, bits, position, out, size,
-                            fibnim_lane_cut_avx2, fibnim_lane_values_avx2,
-                            FIBNIM_TZCNT_ENDS);
+                            fibnim_lane_cut_avx2, fibnim_lane_values_avx2);
 }
 
 #endif
