@@ -460,3 +460,16 @@ def test_the_coding_benchmark_sets_fibnim_beside_other_codecs(quick_results):
     text = report.markdown(quick_results)
     assert "## Fibonacci coding" in text and "| gaps | | zlib |" in text
     assert "| uniform | | fibnim.coding, unpack into out= | |" in text
+
+
+def test_the_coding_section_says_when_streamvbyte_is_left_out(quick_results):
+    rows = quick_results["coding"]
+    vbyte = {"name": "StreamVByte", "pack_ns": 1.0, "unpack_ns": 1.0, "bits_per_value": 10.0}
+    without = [
+        {**row, "peers": [p for p in row["peers"] if not p["name"].startswith("StreamVByte")]}
+        for row in rows
+    ]
+    with_it = [{**row, "peers": [*row["peers"], vbyte]} for row in without]
+    note = 'libstreamvbyte was not installed for this run (pip install "fibnim[bench]")'
+    assert note in "\n".join(report.coding_table(without))
+    assert note not in "\n".join(report.coding_table(with_it))

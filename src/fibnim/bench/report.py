@@ -536,6 +536,12 @@ def coding_table(rows: list[dict[str, Any]]) -> list[str]:
                 f"| {row['name']} | | {peer['name']} | {_number(peer['pack_ns'])} | "
                 f"{_number(peer['unpack_ns'])} | {_number(peer['bits_per_value'])} | |"
             )
+    if not all(any(p["name"].startswith("StreamVByte") for p in row["peers"]) for row in rows):
+        lines += [
+            "",
+            "StreamVByte is left out: libstreamvbyte was not installed for this run "
+            '(pip install "fibnim[bench]").',
+        ]
     return lines
 
 
