@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import Any
 
 import pytest
 
@@ -473,3 +474,34 @@ def test_the_coding_section_says_when_streamvbyte_is_left_out(quick_results):
     note = 'libstreamvbyte was not installed for this run (pip install "fibnim[bench]")'
     assert note in "\n".join(report.coding_table(without))
     assert note not in "\n".join(report.coding_table(with_it))
+
+
+def test_the_coding_check_sets_unpack_against_decode_like_for_like():
+    """unpack's ratio to decode is checked into out= on both sides; its ns
+    target, on the row that makes a new array each call."""
+
+    def rows(unpack_ns: float, into_ns: float) -> list[dict[str, Any]]:
+        fibnim_row = {
+            "name": "fibnim.coding",
+            "pack_ns": 3.0,
+            "unpack_ns": unpack_ns,
+            "bits_per_value": 9.6,
+        }
+        return [
+            {
+                "name": "gaps",
+                "size": report.TARGET_SIZE,
+                "fibnim": fibnim_row,
+                "peers": [],
+                "unpack_into_ns": into_ns,
+                "encode_ns": 2.5,
+                "decode_ns": 1.0,
+            }
+        ]
+
+    def met(table: list[str]) -> str:
+        return next(line for line in table if line.startswith("| gaps |")).split("|")[-2]
+
+    assert met(report.coding_table(rows(2.9, 1.5))) == met(report.coding_table(rows(1.0, 1.0)))
+    assert met(report.coding_table(rows(2.9, 1.5))) != met(report.coding_table(rows(2.9, 2.5)))
+    assert met(report.coding_table(rows(2.9, 1.5))) != met(report.coding_table(rows(3.1, 1.5)))

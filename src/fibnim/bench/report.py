@@ -499,8 +499,10 @@ def coding_table(rows: list[dict[str, Any]]) -> list[str]:
         + ", ".join(f"{v:g} ns ({k})" for k, v in CODING_UNPACK_NS.items())
         + "; and against fibnim.encode / decode of the same values' codes (where a 64-bit "
         "code holds them), pack at most 1.5x encode and unpack at most 2x decode. encode and "
-        "decode write into arrays made once (out=), as the row 'unpack into out=' does; "
-        "unpack's own row, on which its targets are checked, makes a new array each call.",
+        "decode write into arrays made once (out=). unpack's own row, on which its ns "
+        "targets are checked, makes a new array each call; its ratio to decode is checked "
+        "on the row 'unpack into out=', like for like (a new array's first touch is no part "
+        "of either kernel).",
         "",
         "| data | N | codec | pack ns | unpack ns | bits per value | met |",
         "|---|---|---|---|---|---|---|",
@@ -514,7 +516,7 @@ def coding_table(rows: list[dict[str, Any]]) -> list[str]:
         if "encode_ns" in row:
             met += [
                 mine["pack_ns"] <= 1.5 * row["encode_ns"],
-                mine["unpack_ns"] <= 2 * row["decode_ns"],
+                row.get("unpack_into_ns", mine["unpack_ns"]) <= 2 * row["decode_ns"],
             ]
         lines.append(
             f"| {row['name']} | {row['size']:.0e} | {mine['name']} | {_number(mine['pack_ns'])} | "
