@@ -212,11 +212,11 @@ def test_threads_do_not_change_the_answer(tmp_path):
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("1,2\n3,abc\n", "in.csv:2: column 2: 'abc' is not an integer"),
-        ("x,y\n1,2\n\n3,-4\n", "in.csv:4: column 2: -4 is negative"),
+        ("1,2\n3,abc\n", "in.csv:2: column 1: 'abc' is not an integer"),
+        ("x,y\n1,2\n\n3,-4\n", "in.csv:4: column 1: -4 is negative"),
         ("1,2\n3,4,5\n", "in.csv:2: 3 columns, expected 2: '3,4,5'"),
-        ("1,2\n1.5,2\n", "in.csv:2: column 1: '1.5' is not an integer"),
-        ("1,99999999999999999999\n", "in.csv:1: column 2: 99999999999999999999 is too large"),
+        ("1,2\n1.5,2\n", "in.csv:2: column 0: '1.5' is not an integer"),
+        ("1,99999999999999999999\n", "in.csv:1: column 1: 99999999999999999999 is too large"),
         ("", "in.csv: is empty"),
     ],
 )
@@ -235,8 +235,8 @@ def test_bad_npy_files(tmp_path):
     (tmp_path / "junk.npy").write_bytes(b"not numpy")
     for name, message in [
         ("floats.npy", "floats.npy: holds float64, not integers"),
-        ("negative.npy", "negative.npy: row 2, column 2: -6 is negative"),
-        ("big.npy", "big.npy: row 0, column 2: 9223372036854775808 is too large for int64"),
+        ("negative.npy", "negative.npy: row 2, column 1: -6 is negative"),
+        ("big.npy", "big.npy: row 0, column 1: 9223372036854775808 is too large for int64"),
         ("junk.npy", "junk.npy: not a .npy file"),
     ]:
         result = fibnim("classify", name, "-o", "out.npy", "--game", "wythoff", cwd=tmp_path)

@@ -570,7 +570,10 @@ def test_damaged_files_name_the_block_and_the_byte(monkeypatch):
     damaged[-5] ^= 0x10  # in block 2
     with pytest.raises(ValueError, match=r"block 2 \(bytes \d+ to \d+\) is damaged"):
         coding.read(io.BytesIO(bytes(damaged)))
-    with pytest.raises(ValueError, match=r"block 2 ends at byte \d+: the file is cut short"):
+    with pytest.raises(
+        ValueError,
+        match=r"block 2 claims 159 bytes from byte 327, and the file holds 156 there: the file is cut short",
+    ):
         coding.read(io.BytesIO(bytes(data[:-3])))
     with pytest.raises(ValueError, match="bytes after the last block"):
         coding.read(io.BytesIO(bytes(data) + b"\x00"))
@@ -585,7 +588,7 @@ def test_a_block_that_claims_more_values_than_its_bits_hold_is_refused():
     rest = struct.pack("<IQ", 10**9, 5)
     crc = zlib.crc32(stream.tobytes(), zlib.crc32(rest))
     data = coding.header(10**9, False) + struct.pack("<I", crc) + rest + stream.tobytes()
-    with pytest.raises(ValueError, match="block 0 holds 1000000000 values in 5 bits"):
+    with pytest.raises(ValueError, match=r"the header's count .* is more values than"):
         coding.read(io.BytesIO(data))
 
 
@@ -649,7 +652,7 @@ def test_the_commands_refuse_and_leave_nothing_behind(tmp_path):
         (1, ["pack", "floats.npy", "-o", "never.fnc"], "not integers"),
         (1, ["unpack", "damaged.fnc", "-o", "never.npy"], "block 0 (bytes 24 to"),
         (2, ["unpack", "missing.fnc", "-o", "never.npy"], "no such file"),
-        (2, ["unpack", "good.fnc", "-o", "good.fnc"], "exists; --force"),
+        (2, ["unpack", "good.fnc", "-o", "good.fnc"], "is the input file itself"),
     ]
     for status, arguments, message in cases:
         result = run_fibnim(*arguments, cwd=tmp_path)

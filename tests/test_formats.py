@@ -86,18 +86,18 @@ def test_header_and_delimiter_options(tmp_path, text_path, files):
     (tmp_path / "in.tsv").write_text("x\ty\n3\t5\n")
     status, err = files("in.tsv", "-o", "out.tsv", "--game", "wythoff", "--no-header")
     assert status == 1
-    assert "in.tsv:1: column 1: 'x' is not an integer" in err
+    assert "in.tsv:1: column 0: 'x' is not an integer" in err
 
 
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("x,y\n1,2\n3,-5\n", "in.csv:3: column 2: -5 is negative"),
-        ("x,y\n1,2\n3,abc\n", "in.csv:3: column 2: 'abc' is not an integer"),
+        ("x,y\n1,2\n3,-5\n", "in.csv:3: column 1: -5 is negative"),
+        ("x,y\n1,2\n3,abc\n", "in.csv:3: column 1: 'abc' is not an integer"),
         ("x,y\n1,2\n3,99999999999999999999\n", "99999999999999999999 is too large for int64"),
         ("x,y\n1,2\n3,4,5\n", "in.csv:3: 3 columns, expected 2: '3,4,5'"),
-        ("x,y\n1,2\n3,\n", "in.csv:3: column 2: '' is not an integer"),
-        ("x,y\n1,2\n1.5,2\n", "in.csv:3: column 1: '1.5' is not an integer"),
+        ("x,y\n1,2\n3,\n", "in.csv:3: column 1: '' is not an integer"),
+        ("x,y\n1,2\n1.5,2\n", "in.csv:3: column 0: '1.5' is not an integer"),
     ],
 )
 def test_bad_rows_are_named_alike_on_both_paths(tmp_path, text_path, text, message, files):
@@ -114,7 +114,7 @@ def test_a_bad_row_far_into_a_large_file(tmp_path, text_path, files):
     lines[250_000] = "7,-1\n"
     (tmp_path / "in.csv").write_text("x,y\n" + "".join(lines))
     status, err = files("in.csv", "-o", "out.csv", "--game", "wythoff")
-    assert status == 1 and "in.csv:250002: column 2: -1 is negative" in err, err
+    assert status == 1 and "in.csv:250002: column 1: -1 is negative" in err, err
 
 
 @pytest.mark.parametrize("game", ["wythoff", "nim", "global-fibonacci-nim"])
@@ -186,7 +186,7 @@ def test_both_readers_take_exactly_the_same_text(tmp_path, monkeypatch, field, f
         assert written is not None
         assert written.decode().splitlines()[2].startswith(f"{int(stripped)},3,")
     else:
-        assert status == 1 and err.startswith("fibnim: in.csv:3: column 1: "), err
+        assert status == 1 and err.startswith("fibnim: in.csv:3: column 0: "), err
 
 
 @pytest.mark.parametrize("where", ["header", "data"])
@@ -227,7 +227,7 @@ def test_a_parquet_value_past_int64_is_named_with_its_true_value(tmp_path, files
     assert status == 1
     assert (
         err.strip()
-        == "fibnim: in.parquet: row 1, column 1: 9223372036854775813 is too large for int64"
+        == "fibnim: in.parquet: row 1, column 0: 9223372036854775813 is too large for int64"
     )
 
 

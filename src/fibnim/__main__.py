@@ -7,21 +7,36 @@ the command with one line and 128 + the signal's number, never a traceback.
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 
-from fibnim._stop import Signalled, raise_on_signals
+from fibnim._stop import Signalled, held_signals, raise_on_signals
 
 
 def main() -> int:
     raise_on_signals()
+    if sys.stderr is None:  # started with stderr closed: its one line has nowhere to go
+        sys.stderr = open(os.devnull, "w")
     try:
-        from fibnim.cli import main as command
-
+        # a signal halfway through an import leaves a module half made, and the
+        # import machinery words it as an error of its own (an ImportError, a
+        # RuntimeError from __set_name__): it is held until the imports are done
+        with held_signals():
+            from fibnim.cli import main as command
         return command()
     except Signalled as stop:
         print(f"fibnim: stopped by {stop}", file=sys.stderr)
         return 128 + stop.number
+    except ImportError as error:  # FIBNIM_IMPLEMENTATION or FIBNIM_REQUIRE_EXTENSION
+        print(f"fibnim: {error}", file=sys.stderr)
+        return 2
+    except MemoryError:
+        print(
+            "fibnim: out of memory while starting: raise the process's memory limit (ulimit -v)",
+            file=sys.stderr,
+        )
+        return 1
     finally:
         # the answer is written and the exit status decided: a signal from here
         # to the exit would only turn them into a traceback

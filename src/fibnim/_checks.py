@@ -109,7 +109,7 @@ TERMS = Bound(
 )
 
 
-def _as_int(value: Any, where: str, name: str, index: tuple[int, ...] | None) -> int:
+def as_int(value: Any, where: str, name: str, index: tuple[int, ...] | None = None) -> int:
     """value as a Python int; TypeError for bools, floats and anything not integral,
     OverflowError beyond DIGITS_LIMIT bits."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
@@ -127,7 +127,7 @@ def integers(x: Any, where: str, name: str = "n") -> int | np.ndarray:
     checked); integer arrays come back as they are, never copied.
     """
     if isinstance(x, (int, np.integer, bool, np.bool_, float, np.floating, complex, str, bytes)):
-        return _as_int(x, where, name, None)
+        return as_int(x, where, name, None)
     if x is None:
         raise TypeError(f"{where}: {name} = None is not an integer")
     if isinstance(x, np.ma.MaskedArray):
@@ -171,7 +171,7 @@ def integers(x: Any, where: str, name: str = "n") -> int | np.ndarray:
 def _object_ints(array: np.ndarray, where: str, name: str) -> np.ndarray:
     result = np.empty(array.shape, dtype=object)
     for flat, value in enumerate(array.flat):
-        result.flat[flat] = _as_int(value, where, name, element_index(array.shape, flat))
+        result.flat[flat] = as_int(value, where, name, element_index(array.shape, flat))
     return result
 
 

@@ -286,8 +286,15 @@ def classify(
     if _labelled.library(positions) in _labelled.LIBRARIES:
         if getattr(positions, "columns", None) is not None:
             _check_frame(positions, game_named(game))
-        result = classify(_labelled.values(positions), game, bound, out=out)
-        return result if out is not None else _labelled.rows(result, positions)
+        if out is not None:
+            return classify(
+                _labelled.values(positions, "classify", "positions"), game, bound, out=out
+            )
+        # a row with a missing pile (NA) gets NA answers (see _labelled.filled)
+        hole = _labelled.union([_labelled.missing(positions)], positions=True)
+        filled = _labelled.filled(positions)
+        result = classify(_labelled.values(filled), game, bound)
+        return _labelled.mark_missing(_labelled.rows(result, filled), hole)
     rules = game_named(game)
     if bound is not None:
         if not rules.bounded:

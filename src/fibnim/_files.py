@@ -15,12 +15,15 @@ import contextlib
 import csv
 import errno
 import functools
+import importlib.util
 import io
 import itertools
 import json
+import math
 import os
 import re
 import secrets
+import stat
 import sys
 import tempfile
 import warnings
@@ -42,7 +45,95 @@ class DataError(Exception):
 
 
 class UsageError(Exception):
-    """A bad command line: a missing or unknown file, an output in the way (exit status 2)."""
+    """A bad command line: a missing or unknown file, an output in the way (exit status 2).
+    `errno`, where one fits, is the OSError that the Python API raises instead."""
+
+    def __init__(self, text: str, code: int | None = None) -> None:
+        super().__init__(text)
+        self.errno = code
+
+    def as_os_error(self, where: str, path: str) -> OSError:
+        """This refusal as the Python API raises it (FileNotFoundError, ...)."""
+        text = str(self).removeprefix(f"{path}: ")  # the OSError names the path itself
+        return OSError(self.errno or errno.EINVAL, f"{where}: {text}", path)
+
+
+def output_is_stream(
+    path: str, force: bool, inputs: tuple[str | None, ...] = (), option: str = ""
+) -> bool:
+    """The one rule for what an output may be, checked before any work (every
+    command that writes, and fibnim.coding.write, come here): True where it is
+    written as a stream (-, a FIFO, a character device such as /dev/null),
+    False where a new regular file takes its name at the end (AtomicFile).
+
+    Refused (UsageError, naming the user's path): an input under any name (the
+    same device and inode: a symbolic or a hard link); a directory, a socket
+    or a block device (--force replaces only regular files); a regular file
+    without --force; a directory that is missing or not writable."""
+    label = f"{option} {path}" if option else path
+    if path == "-":
+        if sys.stdout is None:
+            raise UsageError(f"{label}: standard output is closed")
+        return True
+    for source in inputs:
+        if source not in (None, "-") and _same_file(source, path):
+            raise UsageError(
+                f"{label}: is the input file itself (its name, a link to it or another "
+                "name for it); fibnim never writes over its input, even with --force"
+            )
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        mode = None
+    except OSError as error:
+        raise UsageError(f"{label}: {error.strerror}") from None
+    if mode is not None:
+        if stat.S_ISFIFO(mode) or stat.S_ISCHR(mode):
+            return True  # nothing is replaced: written in order, as a shell's > writes
+        if not stat.S_ISREG(mode):
+            kind = "a directory" if stat.S_ISDIR(mode) else "not a regular file"
+            raise UsageError(
+                f"{label}: is {kind}; fibnim writes a file there only in place of a regular "
+                "file (--force replaces nothing else)",
+                errno.EISDIR if stat.S_ISDIR(mode) else errno.EEXIST,
+            )
+        if not force:
+            raise UsageError(f"{label}: exists; --force overwrites it", errno.EEXIST)
+    directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(directory):
+        raise UsageError(f"{label}: no directory {directory}", errno.ENOENT)
+    if not os.access(directory, os.W_OK | os.X_OK):
+        raise UsageError(
+            f"{label}: the directory {directory} is not writable (permission denied)",
+            errno.EACCES,
+        )
+    return False
+
+
+def _repeated(names: list[str]) -> str | None:
+    """The first name that names two columns (None: each names one)."""
+    seen: set[str] = set()
+    for name in names:
+        if name in seen:
+            return name
+        seen.add(name)
+    return None
+
+
+def _same_file(source: str, target: str) -> bool:
+    """Whether target is source under any name (the same device and inode)."""
+    try:
+        return os.path.samefile(source, target)
+    except OSError:  # one of them does not exist
+        return False
+
+
+def open_stream(path: str) -> IO[bytes]:
+    """An output that output_is_stream took as a stream, open for writing in order."""
+    if path == "-":
+        assert sys.stdout is not None
+        return sys.stdout.buffer
+    return open(path, "wb")
 
 
 def kind_of(path: str) -> str:
@@ -57,12 +148,20 @@ def kind_of(path: str) -> str:
     return suffix
 
 
+def missing_package(error: ImportError, package: str, need: str, extra: str) -> UsageError:
+    """The error of an optional package that did not import: "needs it" only where
+    it is not installed; where it is, why it did not load (memory, say)."""
+    if importlib.util.find_spec(package) is None:
+        return UsageError(f"{need} {package}: pip install 'fibnim[{extra}]'")
+    return UsageError(f"{package} is installed but did not load ({error})")
+
+
 def _parquet() -> Any:
     try:
         import pyarrow as pa
         import pyarrow.parquet as pq
-    except ImportError:
-        raise UsageError("parquet files need pyarrow: pip install 'fibnim[arrow]'") from None
+    except ImportError as error:
+        raise missing_package(error, "pyarrow", "parquet files need", "arrow") from None
     return pa, pq
 
 
@@ -136,6 +235,12 @@ def pile_columns(names: list[str], spec: str, where: str, named: bool = True) ->
         for item in items:
             if item not in names:
                 raise UsageError(f"--columns: {where} has no column {item!r}; {listing}")
+            if names.count(item) > 1:
+                places = ", ".join(str(j) for j, name in enumerate(names) if name == item)
+                raise UsageError(
+                    f"--columns: {where} has {names.count(item)} columns named {item!r} "
+                    f"(columns {places}, counted from 0); rename them, or give indices"
+                )
         pick = [names.index(item) for item in items]
     if len(set(pick)) < len(pick):
         raise UsageError(f"--columns {spec!r}: a column is named twice")
@@ -151,8 +256,8 @@ def checked(
 ) -> NDArray[np.int64]:
     """block (an integer array (m, k), or its k columns, each of its own integer
     type) as int64, exactly, refusing negative values and values above int64
-    with their true value, row (0-based, counted from the first data row) and
-    column (1-based; `where`: the input's column of each, 0-based). Columns are
+    with their true value, row and column (both counted from 0, the row from the
+    first data row; `where`: the input's column of each, 0-based). Columns are
     never stacked before the check: numpy stacks uint64 beside int64 as float64,
     which rounds above 2**53."""
     columns = list(block.T) if isinstance(block, np.ndarray) else block
@@ -161,7 +266,7 @@ def checked(
         if values.dtype.kind == "u" and values.size and values.max() > INT64_MAX:
             row = int(np.argmax(values > INT64_MAX))
             raise DataError(
-                f"{name}: {unit} {first + row}, column {place[column] + 1}: "
+                f"{name}: {unit} {first + row}, column {place[column]}: "
                 f"{values[row]} is too large for int64"
             )
     if isinstance(block, np.ndarray):
@@ -173,7 +278,7 @@ def checked(
     if block.size and block.min() < 0:
         row, column = np.argwhere(block < 0)[0]
         raise DataError(
-            f"{name}: {unit} {first + row}, column {place[column] + 1}: "
+            f"{name}: {unit} {first + row}, column {place[column]}: "
             f"{block[row, column]} is negative"
         )
     return block
@@ -181,11 +286,31 @@ def checked(
 
 def read_npy_header(file: BinaryIO) -> tuple[tuple[int, ...], bool, np.dtype[Any]]:
     """(shape, Fortran order, dtype) of the .npy whose header file starts with,
-    read in order, up to its data (a pipe works); ValueError if it is none."""
-    version = np.lib.format.read_magic(file)
-    if version == (1, 0):
-        return np.lib.format.read_array_header_1_0(file)
-    return np.lib.format.read_array_header_2_0(file)
+    read in order, up to its data (a pipe works); ValueError if it is none, or
+    if the shape it states is more than the file's bytes hold (a regular file:
+    checked before anything is made from it)."""
+    try:
+        version = np.lib.format.read_magic(file)
+        if version == (1, 0):
+            shape, fortran, dtype = np.lib.format.read_array_header_1_0(file)
+        else:
+            shape, fortran, dtype = np.lib.format.read_array_header_2_0(file)
+    except ValueError as error:
+        raise ValueError(f"not a .npy file ({error})") from None
+    if any(size < 0 for size in shape):
+        raise ValueError(f"its .npy header is damaged: shape {shape} has a negative size")
+    need = math.prod(shape) * dtype.itemsize
+    try:
+        status = os.fstat(file.fileno())
+    except (AttributeError, OSError, io.UnsupportedOperation):
+        return shape, fortran, dtype  # a stream: its blocks are checked as they come
+    if stat.S_ISREG(status.st_mode) and need > status.st_size - file.tell():
+        raise ValueError(
+            f"its .npy header is damaged or the file cut short: shape {shape} of {dtype} "
+            f"needs {need:,} bytes of data, and the file holds "
+            f"{max(status.st_size - file.tell(), 0):,} after its header"
+        )
+    return shape, fortran, dtype
 
 
 class NpySource(Source):
@@ -206,7 +331,7 @@ class NpySource(Source):
         except OSError as error:  # no permission, a directory, an I/O error
             raise DataError(f"{path}: cannot be read ({error.strerror or error})") from None
         except ValueError as error:
-            raise DataError(f"{path}: not a .npy file ({error})") from None
+            raise DataError(f"{path}: {error}") from None
         if dtype.kind not in "iu" or dtype.hasobject:
             raise DataError(f"{path}: holds {dtype}, not integers")
         if len(shape) not in (1, 2):
@@ -360,7 +485,7 @@ class TextSource(Source):
                 rows.append(self._row_fields(number + i, line.rstrip("\r\n"), strip=False))
         piles = np.empty((len(rows), len(pick)), dtype=np.int64)
         for r, (where, fields) in enumerate(rows):
-            piles[r] = [self._value(where, j + 1, fields[j].strip()) for j in pick]
+            piles[r] = [self._value(where, j, fields[j].strip()) for j in pick]
         kept = [
             np.array([fields[j] for _, fields in rows], dtype=object) for j in range(self.width)
         ]
@@ -398,7 +523,7 @@ class TextSource(Source):
 
     def _parse_line(self, number: int, text: str) -> list[int]:
         where, fields = self._row_fields(number, text)
-        return [self._value(where, column, field) for column, field in enumerate(fields, 1)]
+        return [self._value(where, column, field) for column, field in enumerate(fields)]
 
     def _row_fields(self, number: int, text: str, strip: bool = True) -> tuple[str, list[str]]:
         """Line `number`'s place ("file:line") and its fields, as many as the columns."""
@@ -410,9 +535,16 @@ class TextSource(Source):
         return where, fields
 
     def _value(self, where: str, column: int, field: str) -> int:
-        """A pile's field as its value; column counts from 1."""
+        """A pile's field as its value; column counts from 0."""
         if not _is_integer(field):
-            raise DataError(f"{where}: column {column}: {field!r} is not an integer")
+            shown = field if len(field) <= 40 else f"{field[:20]}...({len(field):,} characters)"
+            raise DataError(f"{where}: column {column}: {shown!r} is not an integer")
+        digits = field.strip().lstrip("+-").lstrip("0")
+        if len(digits) > len(str(INT64_MAX)):  # before int(), which refuses 4,300 digits
+            size = f"a number of {len(digits):,} digits"
+            if field.strip().startswith("-"):
+                raise DataError(f"{where}: column {column}: {size} is negative")
+            raise DataError(f"{where}: column {column}: {size} is too large for int64")
         value = int(field)
         if value < 0:
             raise DataError(f"{where}: column {column}: {value} is negative")
@@ -761,6 +893,7 @@ class Sink:
         force: bool,
         delimiter: str | None = None,
         pick: list[int] | None = None,
+        inputs: tuple[str | None, ...] = (),
     ) -> None:
         self.path = path
         self.kind = kind_of(path)
@@ -770,25 +903,35 @@ class Sink:
         self.columns = columns
         self.pick = pick
         self.piles = len(columns) if pick is None else len(pick)
+        source = next((name for name in inputs if name), "the input")
         if self.kind != ".npy" and (taken := set(columns) & set(self._names()[len(columns) :])):
             raise UsageError(
-                f"{path}: the input has a column named {sorted(taken)[0]!r}, as one of the "
-                "answers' columns is; rename it"
+                f"{source}: has a column named {sorted(taken)[0]!r}, as one of the answers' "
+                f"columns in {path} is; rename it"
+            )
+        if self.kind == ".parquet" and (twice := _repeated(columns)):
+            raise UsageError(
+                f"{source}: has two columns named {twice!r}, which a parquet file cannot "
+                f"hold ({path}); rename one"
             )
         self.rows = rows
         self.written = 0
-        if path != "-" and os.path.exists(path) and not force:
-            raise UsageError(f"{path}: exists; --force overwrites it")
+        streamed = output_is_stream(path, force, inputs)
+        if streamed and self.kind == ".npy" and rows is None:
+            raise UsageError(
+                f"{path}: a .npy of rows not known before the end is written by going back "
+                "to its header, which a stream cannot do; write a file, or CSV"
+            )
         if self.kind == ".parquet":
             _parquet()
-        self.atomic = None if path == "-" else AtomicFile(path, replace=force)
-        self.stream: IO[bytes] = sys.stdout.buffer if self.atomic is None else self.atomic.stream
+        self.atomic = None if streamed else AtomicFile(path, replace=force)
+        self.stream: IO[bytes] = open_stream(path) if self.atomic is None else self.atomic.stream
         self.parquet: Any = None
         self.pending: list[Any] = []  # parquet tables not yet written
         self.pending_rows = 0
-        # .npy of a known length: the tasks write their rows at their places
-        # (`put`), in any order
-        self.direct = self.kind == ".npy" and rows is not None
+        # .npy of a known length into a file: the tasks write their rows at
+        # their places (`put`), in any order
+        self.direct = self.kind == ".npy" and rows is not None and not streamed
         self._start()
 
     @_naming_output
@@ -1018,6 +1161,8 @@ class Sink:
             self.atomic.commit(check)
         else:
             self.stream.flush()
+            if self.path != "-":
+                self.stream.close()
 
     def abort(self) -> None:
         # pyarrow's writers, left open, would finish the file from their
@@ -1034,6 +1179,9 @@ class Sink:
             setattr(self, name, None)
         if self.atomic is not None:
             self.atomic.abort()
+        elif self.path != "-":
+            with contextlib.suppress(OSError):
+                self.stream.close()
 
 
 # rows of a parquet row group: the writer holds one whole. On 10**7 rows, csv ->
@@ -1063,21 +1211,38 @@ class AtomicFile:
 
     def __init__(self, path: str, replace: bool) -> None:
         self.path = os.path.abspath(path)
+        self.name = path  # as the user gave it: every error names it, never a temporary
         self.replace = replace
         directory = os.path.dirname(self.path)
         if not os.path.isdir(directory):
             raise UsageError(f"{path}: no directory {directory}")
         self.temporary: str | None = None
-        try:
-            descriptor = os.open(directory, os.O_TMPFILE | os.O_RDWR, 0o666)
-        except (AttributeError, OSError):
-            descriptor, self.temporary = tempfile.mkstemp(
-                dir=directory, prefix=f".{os.path.basename(path)}.", suffix=".part"
-            )
-            os.chmod(descriptor, 0o666 & ~_umask())  # mkstemp's files are 0600
+        with self.naming():
+            try:
+                descriptor = os.open(directory, os.O_TMPFILE | os.O_RDWR, 0o666)
+            except (AttributeError, OSError):
+                descriptor, self.temporary = tempfile.mkstemp(
+                    dir=directory, prefix=f".{os.path.basename(path)}.", suffix=".part"
+                )
+                os.chmod(descriptor, 0o666 & ~_umask())  # mkstemp's files are 0600
         self.stream = io.BufferedWriter(io.FileIO(descriptor, "w"), buffer_size=1 << 20)
 
+    @contextlib.contextmanager
+    def naming(self) -> Iterator[None]:
+        """OSErrors within name the target as the user gave it (a full disk's
+        names no file; a failed rename names the temporary)."""
+        try:
+            yield
+        except OSError as error:
+            if error.errno is None:
+                raise
+            raise type(error)(error.errno, error.strerror, self.name) from None
+
     def commit(self, check: Callable[[], None]) -> None:
+        with self.naming():
+            self._commit(check)
+
+    def _commit(self, check: Callable[[], None]) -> None:
         self.stream.flush()
         os.fsync(self.stream.fileno())
         # an unnamed file (O_TMPFILE) is linked through /proc's link to it; a
@@ -1142,8 +1307,8 @@ def figure_format(path: str, force: bool, option: str) -> str:
         raise UsageError(
             f"{option} {path}: name a picture file, one of " + ", ".join(f".{f}" for f in formats)
         )
-    if os.path.exists(path) and not force:
-        raise UsageError(f"{path}: exists; --force overwrites it")
+    if path == "-" or output_is_stream(path, force, option=option):
+        raise UsageError(f"{option} {path}: a picture goes to a file")
     return kind
 
 

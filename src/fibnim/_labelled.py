@@ -29,6 +29,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from fibnim._apply import INT64_MAX
 
@@ -51,23 +52,38 @@ def call(
     labelled = [(name, v) for name, v in named if library(v) in LIBRARIES]
     like_name, like = labelled[0]
     for name, other in labelled:
-        _check_complete(where, name, other)
         check_same_labels(where, like_name, like, name, other)
+    # NA in, NA out (as pandas' own ufuncs): computed on 1 there, which every
+    # function takes, and marked missing in the answers
+    holes = [missing(v) for _, v in labelled]
+    args = tuple(filled(v) for v in args)
+    kwargs = {k: filled(v) for k, v in kwargs.items()}
     result = function(*map(values, args), **{k: values(v) for k, v in kwargs.items()})
     if kwargs.get("out") is not None:
         return result
     # a name shared by every labelled argument is kept (as pandas and xarray do)
     names = {None if _is_frame(v) else v.name for _, v in labelled}
     shared = names.pop() if len(names) == 1 else None
+    hole = union(holes, positions)
     if isinstance(result, tuple):
-        return tuple(_relabel(r, like, shared, positions) for r in result)
-    return _relabel(result, like, shared, positions)
+        return tuple(mark_missing(_relabel(r, like, shared, positions), hole) for r in result)
+    return mark_missing(_relabel(result, like, shared, positions), hole)
 
 
-def values(value: Any) -> Any:
-    """The array behind a labelled value (a dask array stays lazy); others as they are."""
+def values(value: Any, where: str = "", name: str = "") -> Any:
+    """The array behind a labelled value (a dask array stays lazy); others as they
+    are. A pandas NA has no place in an array: refused, named by its index
+    (`filled` first, where the answer can hold NA)."""
     kind = library(value)
     if kind == "pandas":
+        hole = missing(value)
+        if hole is not None:
+            place = tuple(int(i) for i in np.argwhere(hole)[0])
+            label = ", ".join(map(str, place))
+            raise ValueError(
+                f"{where}: {name}[{label}] is missing (NA), and out= has no place for NA; "
+                "fill or drop it first"
+            )
         # nullable types (Int64, int64[pyarrow]; no NA is left by now) as their numpy type
         wanted = {getattr(d, "numpy_dtype", d) for d in _dtypes(value)}
         if len(wanted) > 1 and all(isinstance(d, np.dtype) and d.kind in "iu" for d in wanted):
@@ -85,6 +101,71 @@ def values(value: Any) -> Any:
     return value
 
 
+def missing(value: Any) -> NDArray[np.bool_] | None:
+    """Where a pandas object of a nullable type (Int64, int64[pyarrow]) holds NA,
+    in its shape; None where it holds none (and for every other kind)."""
+    if library(value) != "pandas" or all(isinstance(d, np.dtype) for d in _dtypes(value)):
+        return None
+    hole = np.asarray(value.isna()).reshape(value.shape)
+    return hole if hole.any() else None
+
+
+def filled(value: Any) -> Any:
+    """A pandas object of a nullable type with its NA as 1 (a value every function
+    takes), as its numpy type, labels kept; others as they are. Exact at any
+    size: never through float."""
+    if missing(value) is None:
+        return value
+    if _is_frame(value):
+        return value.apply(filled)
+    dtype = getattr(value.dtype, "numpy_dtype", None)
+    if not isinstance(dtype, np.dtype) or dtype.kind not in "iu":
+        return value  # refused by its type, as without NA
+    data = value.to_numpy(dtype=dtype, na_value=1)
+    import pandas as pd
+
+    if isinstance(value, pd.Index):
+        return pd.Index(data, name=value.name)
+    return pd.Series(data, index=value.index, name=value.name)
+
+
+def union(holes: list[NDArray[np.bool_] | None], positions: bool) -> Any:
+    """Where an answer is missing: where any argument is (broadcast); for
+    functions of positions, a row with a missing pile."""
+    present = [h for h in holes if h is not None]
+    if not present:
+        return None
+    if positions:
+        present = [np.asarray(h.any(axis=-1) if h.ndim > 1 else h) for h in present]
+    return np.logical_or.reduce(np.broadcast_arrays(*present))
+
+
+def mark_missing(result: Any, hole: NDArray[np.bool_] | None) -> Any:
+    """A pandas answer with NA where hole is True (bools as "boolean", integers
+    as pandas' nullable integers of their width, text as None)."""
+    if hole is None or library(result) != "pandas":
+        return result
+    import pandas as pd
+
+    if isinstance(result, pd.DataFrame):
+        if hole.shape == result.shape:  # elementwise: each cell its own
+            columns = {c: mark_missing(result[c], hole[:, j]) for j, c in enumerate(result)}
+        else:  # a row per position (or per value, as digits gives them)
+            columns = {c: mark_missing(result[c], hole) for c in result}
+        return pd.DataFrame(columns, index=result.index)
+    dtype = result.dtype
+    if isinstance(dtype, np.dtype) and dtype.kind in "biu":
+        bits = 8 * dtype.itemsize
+        result = result.astype(
+            "boolean" if dtype.kind == "b" else f"{'U' if dtype.kind == 'u' else ''}Int{bits}"
+        )
+    elif isinstance(dtype, np.dtype):
+        result = result.astype(object)
+    if isinstance(result, pd.Index):
+        return pd.Index(result.to_series().mask(hole, pd.NA), name=result.name)
+    return result.mask(hole, pd.NA)
+
+
 def _is_frame(value: Any) -> bool:
     return library(value) == "pandas" and value.ndim == 2
 
@@ -92,18 +173,6 @@ def _is_frame(value: Any) -> bool:
 def _dtypes(value: Any) -> list[Any]:
     """The dtypes of a pandas object: one, or a DataFrame's columns'."""
     return list(value.dtypes) if _is_frame(value) else [value.dtype]
-
-
-def _check_complete(where: str, name: str, value: Any) -> None:
-    """A pandas column of a nullable integer type: refused where a value is
-    missing (numpy would see a float NaN there), naming the first such place."""
-    if library(value) != "pandas" or all(isinstance(d, np.dtype) for d in _dtypes(value)):
-        return
-    missing = value.isna().to_numpy().reshape(value.shape)
-    if missing.any():
-        place = tuple(int(i) for i in np.argwhere(missing)[0])
-        label = ", ".join(map(str, place))
-        raise ValueError(f"{where}: {name}[{label}] is missing (NA); fill or drop it first")
 
 
 def check_same_labels(where: str, first_name: str, first: Any, name: str, other: Any) -> None:

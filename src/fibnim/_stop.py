@@ -46,6 +46,37 @@ def raise_on_signals() -> None:
             signal.signal(number, _raise)
 
 
+@contextmanager
+def held_signals() -> Iterator[None]:
+    """SIGINT and SIGTERM noted, not raised, inside the block (the imports at the
+    command's start); the first noted is raised as Signalled when it ends."""
+    noted: list[int] = []
+    previous = {number: signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM)}
+    for number, handler in previous.items():
+        if handler is not signal.SIG_IGN:
+            signal.signal(number, lambda number, frame: noted.append(number))
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+    if noted:
+        raise Signalled(noted[0])
+
+
+def signalled_within(error: BaseException) -> Signalled | None:
+    """The Signalled that error was raised while handling, if any (a signal in
+    a lazy import, which the import machinery words as its own error)."""
+    seen: set[int] = set()
+    cause: BaseException | None = error
+    while cause is not None and id(cause) not in seen:
+        if isinstance(cause, Signalled):
+            return cause
+        seen.add(id(cause))
+        cause = cause.__cause__ or cause.__context__
+    return None
+
+
 _local = threading.local()
 
 

@@ -31,7 +31,7 @@ import numpy as np
 
 from fibnim import _apply, _backend, _dask, _labelled
 from fibnim._apply import INT64_MAX, UINT64_MAX, outs_of, overlap
-from fibnim._checks import NONNEGATIVE, Bound, Test, check_int, flag, integers, refuse
+from fibnim._checks import NONNEGATIVE, Bound, Test, as_int, check_int, flag, integers, refuse
 from fibnim._declarations import DECLARATIONS, Declaration
 
 _UINT64 = Bound(UINT64_MAX, OverflowError, "is above 2**64 - 1")
@@ -168,10 +168,11 @@ class Elementwise(_Front):  # type: ignore[misc]
         if short:
             inputs.pop()
         out, where = values["out"], values["where"]
+        check_numpy_keywords(d.function, numpy_keywords)
         if out is not None:
             passed["out"] = out
         if where is not True:
-            passed["where"] = where
+            passed["where"] = where = _where_mask(d.function, where)
         compiled = _backend.active() is _backend.COMPILED and _backend.COMPILED is not None
         kinds = {library(v) for v in inputs}
         if "dask" in kinds:
@@ -196,19 +197,26 @@ class Elementwise(_Front):  # type: ignore[misc]
         d = self.declaration
         out, where = passed.get("out"), passed.get("where", True)
         arrays = [
-            integers(_labelled.values(v), d.function, name)
+            integers(_labelled.values(v, d.function, name), d.function, name)
             for v, name in zip(inputs, d.inputs, strict=False)
         ]
         exact = any(isinstance(a, np.ndarray) and a.dtype == object for a in arrays)
         scalars = all(isinstance(a, int) for a in arrays) and not passed
+        if not exact and not scalars:
+            for value, name in zip(arrays, d.inputs, strict=False):
+                if isinstance(value, int):  # among arrays: held to the arrays' bounds
+                    check_int(value, d.function, name, NONNEGATIVE, d.high or _UINT64)
         if not compiled or exact or scalars:
             # the general path (order= and subok= change nothing in its answers)
             options = dict(zip(d.options, settings, strict=True))
             last = [None] if short else []
-            if where is not True:  # where= broadcasts with the inputs, as in numpy
-                shape = np.broadcast_shapes(*(np.shape(a) for a in arrays), np.shape(where))
-                arrays = [np.broadcast_to(_apply.as_array(a), shape) for a in arrays]
             outs = _outs(out, len(d.outputs), d.function)
+            if where is not True or outs is not None:
+                # where= and out= broadcast with the inputs, as in numpy
+                shapes = [np.shape(a) for a in arrays]
+                shapes += [np.shape(where)] + [np.shape(o) for o in outs or ()]
+                shape = _broadcast(d.function, shapes)
+                arrays = [np.broadcast_to(_apply.as_array(a), shape) for a in arrays]
             dtypes = [np.dtype(t) for t in d.outputs]
             if outs is None or exact or [getattr(o, "dtype", None) for o in outs] == dtypes:
                 return d.answer(*arrays, *last, out=out, where=where, **options)
@@ -220,9 +228,6 @@ class Elementwise(_Front):  # type: ignore[misc]
                 casting = passed.get("casting", "safe")
                 np.copyto(o, a, casting=casting, where=np.asarray(where, dtype=bool))
             return tuple(outs) if len(outs) > 1 else outs[0]
-        for value, name in zip(arrays, d.inputs, strict=False):
-            if isinstance(value, int):  # among arrays: held to the arrays' bounds
-                check_int(value, d.function, name, NONNEGATIVE, d.high or _UINT64)
         ufunc = self._ufunc(settings, short)
         outs = _outs(out, len(d.outputs), d.function)
         if outs is not None:
@@ -302,6 +307,16 @@ class Elementwise(_Front):  # type: ignore[misc]
             answers = answer if isinstance(answer, tuple) else (answer,)
             zeroed = tuple(_where(mask, a, 0) for a in answers)
             return zeroed if isinstance(answer, tuple) else zeroed[0]
+        holes = [_labelled.missing(v) for v in inputs]
+        if any(h is not None for h in holes):
+            # NA in, NA out, every other value exact (see _labelled.filled)
+            answer = self._labelled(
+                [_labelled.filled(v) for v in inputs], settings, short, passed, compiled
+            )
+            hole = _labelled.union(holes, positions=False)
+            if isinstance(answer, tuple):
+                return tuple(_labelled.mark_missing(a, hole) for a in answer)
+            return _labelled.mark_missing(answer, hole)
         kinds = set()
         for value, name in zip(inputs, d.inputs, strict=False):
             dtype = getattr(value, "dtype", None)
@@ -315,7 +330,7 @@ class Elementwise(_Front):  # type: ignore[misc]
             ufunc = self._object_ufunc(settings, short, exact)
         try:
             result = ufunc(*inputs, **passed)
-        except (OverflowError, ValueError, RuntimeError) as error:
+        except (OverflowError, ValueError, RuntimeError, TypeError) as error:
             if unlocated(error):
                 self.locate(error, "__call__", inputs, passed, settings)
             raise
@@ -375,13 +390,17 @@ class Elementwise(_Front):  # type: ignore[misc]
 
         def element(*values: Any) -> Any:
             try:
+                # the one rule for a value (fibnim._checks.as_int): an object
+                # holding 3.7 or "3" is refused, never read through int()
                 ints = [
-                    check_int(int(v), d.function, name, NONNEGATIVE, high, d.extra)
+                    check_int(
+                        as_int(v, d.function, name), d.function, name, NONNEGATIVE, high, d.extra
+                    )
                     for v, name in zip(values, names, strict=True)
                 ]
                 if not exact and d.result_check is not None and d.result_check[0](ints[0]):
                     raise refuse(d.function, names[0], None, ints[0], d.result_check[1])
-            except (OverflowError, ValueError) as error:
+            except (OverflowError, ValueError, TypeError) as error:
                 _mark(error)
                 raise
             answer = function(*ints, *settings)
@@ -420,6 +439,34 @@ class Elementwise(_Front):  # type: ignore[misc]
         if callable(high):  # exact_number: F_{DIGITS_LIMIT + 2} - 1, far above 2**63
             return INT64_MAX
         return INT64_MAX if high is None else min(high.limit, INT64_MAX)
+
+
+def check_numpy_keywords(where: str, keywords: dict[str, Any]) -> None:
+    """casting=, order= and subok= held to numpy's own rules (numpy checks them on
+    a call of its own), whichever backend answers."""
+    if keywords:
+        try:
+            np.positive(np.zeros(1), **keywords)
+        except (TypeError, ValueError) as error:
+            raise type(error)(f"{where}: {error}") from None
+
+
+def _where_mask(where: str, mask: Any) -> Any:
+    """where= as numpy takes it: an array of bools (an array of another dtype is a
+    TypeError, as numpy's safe cast to bool makes it), anything else as bools."""
+    if library(mask) == "dask":
+        return mask
+    if isinstance(mask, np.ndarray) and mask.dtype != np.bool_:
+        raise TypeError(f"{where}: where= must be an array of bools, not of {mask.dtype}")
+    return mask if isinstance(mask, np.ndarray) else np.asarray(mask, dtype=bool)
+
+
+def _broadcast(where: str, shapes: list[tuple[int, ...]]) -> tuple[int, ...]:
+    try:
+        return np.broadcast_shapes(*shapes)
+    except ValueError:
+        listed = ", ".join(map(str, shapes))
+        raise ValueError(f"{where}: shapes {listed} do not broadcast together") from None
 
 
 def _where(mask: Any, value: Any, other: int) -> Any:

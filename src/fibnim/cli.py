@@ -49,6 +49,8 @@ from fibnim._files import (
     figure_format,
     hold_arrow,
     open_source,
+    open_stream,
+    output_is_stream,
     pile_columns,
     read_npy_header,
     save_figure,
@@ -111,7 +113,9 @@ def _cores() -> int:
         return os.cpu_count() or 1
 
 
-def parser() -> argparse.ArgumentParser:
+def parser(bench_options: bool = True) -> argparse.ArgumentParser:
+    """The command line; without bench_options, `fibnim bench`'s own options are
+    left out (they load the benchmark suite, which no other command needs)."""
     top = argparse.ArgumentParser(
         prog="fibnim",
         description="The Fibonacci (Zeckendorf) number system and the games it solves.",
@@ -160,9 +164,10 @@ def parser() -> argparse.ArgumentParser:
         description="Time every kernel on this machine and report ns per element and the "
         "ratios against the pure twin, numpy by hand and the memory floor.",
     )
-    from fibnim.bench import add_arguments
+    if bench_options:
+        from fibnim.bench import add_arguments
 
-    add_arguments(bench)
+        add_arguments(bench)
     return top
 
 
@@ -605,11 +610,6 @@ def _sink(arguments: argparse.Namespace, rules: Any, source: Source) -> Sink | N
         if not isinstance(source, _Random):
             hint = _columns_hint(source.columns if source.named else None)
         raise DataError(f"{source.name}: {error}{hint}") from None
-    if _same_file(arguments.input, arguments.output):
-        raise UsageError(
-            f"{arguments.output}: is the input file itself (its name, a link to it or "
-            "another name for it); fibnim never writes over its input, even with --force"
-        )
     if not arguments.output:
         return None
     return Sink(
@@ -619,6 +619,7 @@ def _sink(arguments: argparse.Namespace, rules: Any, source: Source) -> Sink | N
         arguments.force,
         arguments.delimiter,
         source.pick,
+        inputs=(arguments.input,),
     )
 
 
@@ -718,16 +719,6 @@ def _peak_mb() -> float | None:
     return None if kilobytes is None else round(int(kilobytes) / 1024, 1)
 
 
-def _same_file(source: str | None, target: str | None) -> bool:
-    """Whether target is source under any name (a symbolic or a hard link)."""
-    if source in (None, "-") or target in (None, "-"):
-        return False
-    try:
-        return os.path.samefile(source, target)
-    except OSError:  # one of them does not exist
-        return False
-
-
 def _dask_client(address: str) -> Any:
     try:
         from distributed import Client
@@ -797,8 +788,14 @@ def _classify_dataset(arguments: argparse.Namespace, rules: Any) -> int:
     where, target = arguments.input, arguments.output
     if target is None or target == "-":
         raise UsageError("a dataset goes to a directory: -o DIRECTORY")
-    if os.path.exists(target) and not arguments.force:
-        raise UsageError(f"{target}: exists; --force overwrites it")
+    if os.path.exists(target):
+        if os.path.samefile(where, target):
+            raise UsageError(
+                f"{target}: is the input dataset itself; fibnim never writes over its input, "
+                "even with --force"
+            )
+        if not arguments.force:
+            raise UsageError(f"{target}: exists; --force overwrites it")
     try:
         frame = dd.read_parquet(where)
     except Exception as error:  # dask and pyarrow raise many kinds
@@ -816,6 +813,7 @@ def _classify_dataset(arguments: argparse.Namespace, rules: Any) -> int:
         dtype = frame.dtypes[name]
         if np.dtype(getattr(dtype, "numpy_dtype", dtype)).kind not in "iu":
             raise DataError(f"{where}: column {name!r} holds {dtype}, not integers")
+    _check_dataset_files(where, piles)
     answers = ["is_p", *(f"move_{j + 1}" for j in range(len(piles)))]
     if taken := set(names) & set(answers):
         raise UsageError(
@@ -866,6 +864,25 @@ def _classify_dataset(arguments: argparse.Namespace, rules: Any) -> int:
         piles=piles,
     )
     return 0
+
+
+def _check_dataset_files(where: str, piles: list[str]) -> None:
+    """Every file of a dataset holds the piles as integers: dask reads the types
+    of one file, and another's text or floats would end a run halfway (each
+    file's schema is read, not its rows)."""
+    import pyarrow as pa
+    import pyarrow.dataset as ds
+    import pyarrow.parquet as pq
+
+    for path in sorted(ds.dataset(where, format="parquet").files):
+        schema = pq.read_schema(path)
+        for name in piles:
+            index = schema.get_field_index(name)
+            if index < 0:
+                raise DataError(f"{path}: has no column {name!r}, which the dataset's piles are")
+            kind = schema.field(index).type
+            if not pa.types.is_integer(kind):
+                raise DataError(f"{path}: column {name!r} holds {kind}, not integers")
 
 
 def _replace_directory(new: str, target: str) -> None:
@@ -932,17 +949,26 @@ def _opened(path: str) -> Iterator[BinaryIO]:
 
 
 @contextlib.contextmanager
-def _written(path: str, force: bool) -> Iterator[BinaryIO]:
-    """The output, - for stdout; a file that takes its name only when the block ends well."""
-    if path == "-":
-        yield sys.stdout.buffer
-        sys.stdout.buffer.flush()
+def _written(path: str, force: bool, source: str) -> Iterator[BinaryIO]:
+    """The output (the commands' one rule: `output_is_stream`): -, a FIFO or a
+    device written in order; else a file that takes its name only when the
+    block ends well. OSErrors name it."""
+    if output_is_stream(path, force, (source,)):
+        stream = open_stream(path)
+        try:
+            yield cast(BinaryIO, stream)
+            stream.flush()
+        except OSError as error:
+            error.filename = error.filename or path
+            raise
+        finally:
+            if path != "-":
+                stream.close()
         return
-    if os.path.exists(path) and not force:
-        raise UsageError(f"{path}: exists; --force overwrites it")
     target = AtomicFile(path, replace=force)
     try:
-        yield cast(BinaryIO, target.stream)
+        with target.naming():
+            yield cast(BinaryIO, target.stream)
         target.commit(lambda: None)
     except BaseException:
         target.abort()
@@ -955,7 +981,7 @@ def _npy_values(file: BinaryIO, name: str) -> tuple[int, np.dtype[Any], Iterator
     try:
         shape, _, dtype = read_npy_header(file)
     except ValueError as error:
-        raise DataError(f"{name}: not a .npy file ({error})") from None
+        raise DataError(f"{name}: {error}") from None
     if dtype.kind not in "iu" or len(shape) not in (1, 2) or shape[1:] not in ((), (1,)):
         raise DataError(f"{name}: holds {dtype} of shape {shape}, not integers (N,) or (N, 1)")
     count = int(shape[0])
@@ -988,7 +1014,7 @@ def _pack(arguments: argparse.Namespace) -> int:
         count, _, blocks = _npy_values(source, arguments.input)
         bar = _progress(count, arguments.quiet)
         try:
-            with _written(arguments.output, arguments.force) as target:
+            with _written(arguments.output, arguments.force, arguments.input) as target:
                 size = coding.write_blocks(
                     target, blocks, count, arguments.delta, arguments.input,
                     None if bar is None else bar.update,
@@ -1018,7 +1044,7 @@ def _unpack(arguments: argparse.Namespace) -> int:
         blocks = coding.read_blocks(source, count, delta, block_values, arguments.input)
         bar = _progress(count, arguments.quiet)
         try:
-            with _written(arguments.output, arguments.force) as target:
+            with _written(arguments.output, arguments.force, arguments.input) as target:
                 np.lib.format.write_array_header_1_0(
                     target, {"descr": "<u8", "fortran_order": False, "shape": (count,)}
                 )
@@ -1037,8 +1063,30 @@ def _unpack(arguments: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    arguments = parser().parse_args(argv)
+    with _long_numbers():
+        return _main(argv)
+
+
+@contextlib.contextmanager
+def _long_numbers() -> Iterator[None]:
+    """Decimal numbers as long as fibnim takes (DIGITS_LIMIT bits, about 157,000
+    digits) read and printed: Python's own limit is 4,300 digits."""
+    before = sys.get_int_max_str_digits() if hasattr(sys, "get_int_max_str_digits") else None
+    if before is None:
+        yield
+        return
+    sys.set_int_max_str_digits(0)
     try:
+        yield
+    finally:
+        sys.set_int_max_str_digits(before)
+
+
+def _main(argv: Sequence[str] | None) -> int:
+    words = sys.argv[1:] if argv is None else list(argv)
+    arguments: argparse.Namespace | None = None
+    try:
+        arguments = parser(bench_options="bench" in words).parse_args(words)
         if arguments.command == "encode":
             for n in arguments.numbers:
                 print(_describe(n))
@@ -1076,17 +1124,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("fibnim: interrupted", file=sys.stderr)
         return 130
     except Exception as error:
+        signalled = _stop.signalled_within(error)
+        if signalled is not None:  # a signal in a lazy import, worded as the import's error
+            print(f"fibnim: stopped by {signalled}", file=sys.stderr)
+            return 128 + signalled.number
         if not _out_of_memory(error):
             raise
         chunk = getattr(arguments, "chunk", None)
-        advice = (
-            f": a smaller --chunk (this run's was {chunk}) or fewer --threads need less"
-            if chunk
-            else ""
-        )
-        print(
-            f"fibnim: out of memory ({error or 'an allocation failed'}){advice}", file=sys.stderr
-        )
+        if chunk:
+            advice = f"a smaller --chunk (this run's was {chunk}) or fewer --threads need less"
+        else:
+            advice = "raise the process's memory limit (ulimit -v), or free memory"
+        detail = str(error).strip() or "an allocation failed"
+        print(f"fibnim: out of memory ({detail}): {advice}", file=sys.stderr)
         return 1
     return 0
 

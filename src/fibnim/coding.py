@@ -25,8 +25,9 @@ array([ 3, 10, 10, 42], dtype=uint64)
 
 from __future__ import annotations
 
-import errno
+import io
 import os
+import stat
 import struct
 import zlib
 from collections.abc import Callable, Iterable, Iterator
@@ -38,7 +39,7 @@ from numpy.typing import NDArray
 from fibnim import _backend, _stop
 from fibnim._apply import CHUNK, overlap, result_array
 from fibnim._checks import NONNEGATIVE, Bound, check_int, integers, refuse
-from fibnim._files import AtomicFile
+from fibnim._files import AtomicFile, UsageError, output_is_stream
 
 __all__ = ["CODEWORD_MAX", "lengths", "pack", "packed_size", "read", "unpack", "write"]
 
@@ -237,6 +238,17 @@ def _data(data: Any, where: str) -> NDArray[np.uint8]:
     raise TypeError(f"{where}: data must be bytes, a bytearray, a memoryview or a uint8 array")
 
 
+def check_count(count: int, bits: int, what: str, holder: str, why: str = "") -> None:
+    """Refuse a count of values that bits cannot hold (a codeword takes 2 bits at
+    least), before room is made for them: the one check for every count that
+    a caller or a file states."""
+    if count > bits // 2:
+        raise ValueError(
+            f"{what} = {count:,} is more values than {holder}'s {bits:,} bits can hold "
+            f"(a codeword takes 2 bits at least){why}"
+        )
+
+
 def _where(bit: int) -> str:
     return f"bit offset {bit} (byte {bit // 8}, bit {bit % 8})"
 
@@ -394,10 +406,12 @@ def unpack(
         if isinstance(count, bool) or not isinstance(count, (int, np.integer)):
             raise TypeError(f"unpack: count must be an int or None, not {count!r}")
         count = check_int(int(count), "unpack", "count")
+        check_count(count, stream.size * 8, "unpack: count", "data")
     if out is not None:
         if isinstance(out, np.ndarray) and out.ndim != 1:
             raise ValueError(f"unpack: out must be 1-d, not of shape {out.shape}")
         size = count if count is not None else getattr(out, "size", 0)
+        check_count(size, stream.size * 8, "unpack: out's size", "data")
         out = result_array((size,), np.uint64, out, "unpack")
     return _decode(stream, stream.size * 8, count, "unpack", delta, out)
 
@@ -431,7 +445,9 @@ def block(values: NDArray[Any], where: str, delta: bool, first: int = 0) -> byte
     return struct.pack("<I", zlib.crc32(stream, zlib.crc32(rest))) + rest + stream
 
 
-def write(file: BinaryIO | str | os.PathLike[str], values: Any, *, delta: bool = False) -> int:
+def write(
+    file: BinaryIO | str | bytes | os.PathLike[str], values: Any, *, delta: bool = False
+) -> int:
     """Write values as a Fibonacci-coded stream of blocks to file, a path or an
     open binary file; returns the bytes written. A path is written whole or
     not at all: the file takes its name (replacing one there, as numpy.save
@@ -459,12 +475,18 @@ def write(file: BinaryIO | str | os.PathLike[str], values: Any, *, delta: bool =
     """
     array = _array(values, "write")
     parts = (array[start : start + BLOCK] for start in range(0, len(array), BLOCK))
-    if not isinstance(file, (str, os.PathLike)):
+    if not isinstance(file, (str, bytes, os.PathLike)):
+        if not hasattr(file, "write"):
+            raise TypeError(f"write: file must be a path or an open binary file, not {file!r}")
         return write_blocks(file, parts, len(array), delta, "write")
-    path = os.fspath(file)
-    directory = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(directory):
-        raise FileNotFoundError(errno.ENOENT, f"write: no directory {directory}", path)
+    path = os.fsdecode(file)
+    try:  # the commands' rule for an output (a FIFO or a device: written in order)
+        streamed = output_is_stream(path, force=True)
+    except UsageError as refused:
+        raise refused.as_os_error("write", path) from None
+    if streamed:
+        with open(path, "wb") as stream:
+            return write_blocks(stream, parts, len(array), delta, "write")
     target = AtomicFile(path, replace=True)
     try:
         written = write_blocks(target.stream, parts, len(array), delta, "write")
@@ -505,7 +527,15 @@ def write_blocks(
 
 
 def _read_exactly(file: BinaryIO, size: int, what: str, offset: int, name: str) -> bytes:
-    data = file.read(size)
+    # a piece at a time: what a stream claims is held in memory only as it comes
+    pieces, got = [], 0
+    while got < size:
+        piece = file.read(min(size - got, 1 << 24))
+        if not piece:
+            break
+        pieces.append(piece)
+        got += len(piece)
+    data = pieces[0] if len(pieces) == 1 else b"".join(pieces)
     if len(data) != size:
         raise ValueError(
             f"{name}: {what} ends at byte {offset + len(data)}: the file is cut short"
@@ -527,7 +557,29 @@ def read_header(file: BinaryIO, name: str = "read") -> tuple[int, bool]:
         raise ValueError(
             f"{name}: the header (bytes 0 to 24) is damaged: its CRC-32 does not match"
         )
+    left = _bytes_left(file)
+    if left is not None:  # every value takes 2 bits at least, beside block headers
+        check_count(
+            count,
+            8 * left,
+            f"{name}: the header's count (bytes 16 to 24)",
+            "the file",
+            ": the file is cut short, or its header is damaged",
+        )
     return count, bool(flags & 1)
+
+
+def _bytes_left(file: BinaryIO) -> int | None:
+    """The bytes after file's position, where it is a regular file (None: a stream)."""
+    try:
+        status = os.fstat(file.fileno())
+        if not stat.S_ISREG(status.st_mode):
+            return None
+        return max(status.st_size - file.tell(), 0)
+    except (AttributeError, OSError, ValueError, io.UnsupportedOperation):
+        if isinstance(file, io.BytesIO):
+            return len(file.getbuffer()) - file.tell()
+        return None
 
 
 def read_blocks(
@@ -547,17 +599,32 @@ def read_blocks(
         what = f"block {number}"
         top = _read_exactly(file, _BLOCK_HEADER.size, f"{what}'s header", offset, name)
         crc, size, bits = _BLOCK_HEADER.unpack(top)
+        # the header's fields held to what a block can be before anything is
+        # read or made from them (its CRC-32 covers them with the stream, which
+        # is not read yet): a flipped bit is named here, in bounded memory
+        fields = f"{what}'s header (bytes {offset} to {offset + len(top)}) is damaged"
+        if size == 0 or size > count - done:
+            raise ValueError(
+                f"{name}: {fields}: it claims {size:,} values, where the file has "
+                f"{count - done:,} left"
+            )
+        if not 2 * size <= bits <= CODEWORD_MAX * size:
+            raise ValueError(
+                f"{name}: {fields}: it claims {bits:,} bits for {size:,} values "
+                f"(each takes 2 to {CODEWORD_MAX} bits)"
+            )
+        left = _bytes_left(file)
+        if left is not None and (bits + 7) // 8 > left:
+            raise ValueError(
+                f"{name}: {what} claims {(bits + 7) // 8:,} bytes from byte "
+                f"{offset + len(top)}, and the file holds {left:,} there: the file is cut "
+                "short, or the block's header is damaged"
+            )
         stream = _read_exactly(file, (bits + 7) // 8, what, offset + len(top), name)
         end = offset + len(top) + len(stream)
         if zlib.crc32(stream, zlib.crc32(top[4:])) != crc:
             raise ValueError(
                 f"{name}: {what} (bytes {offset} to {end}) is damaged: its CRC-32 does not match"
-            )
-        if size > count - done or size == 0:
-            raise ValueError(f"{name}: {what} holds {size} values, past the count")
-        if size > bits // 2:  # before into() makes room for them
-            raise ValueError(
-                f"{name}: {what} holds {size} values in {bits} bits, more than one per 2 bits"
             )
         data = np.frombuffer(stream, dtype=np.uint8)
         yield _decode(data, bits, size, f"{name}: {what}", delta, into(done, size))
@@ -579,6 +646,11 @@ def read(file: BinaryIO | str | os.PathLike[str]) -> NDArray[np.uint64]:
         with open(file, "rb") as opened:
             return read(opened)
     count, delta = read_header(file)
+    if _bytes_left(file) is None:
+        # a stream: its count is not held to its bytes, so the values come a
+        # block at a time, and room grows only with what came
+        blocks = read_blocks(file, count, delta, lambda start, size: np.empty(size, np.uint64))
+        return np.concatenate([np.empty(0, np.uint64), *blocks])
     out = np.empty(count, dtype=np.uint64)
     for _ in read_blocks(file, count, delta, lambda start, size: out[start : start + size]):
         pass  # each block is decoded in its place

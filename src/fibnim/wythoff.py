@@ -398,9 +398,10 @@ def array(rows: int, cols: int) -> NDArray[np.int64]:
     """
     rows = one_int(rows, "array", "rows")
     cols = one_int(cols, "array", "cols")
-    result = np.empty((rows, cols), dtype=np.int64)
     if rows == 0 or cols == 0:
-        return result
+        return np.empty((rows, cols), dtype=np.int64)
+    # the columns first: past about 90 an entry overflows, which is then said
+    # before room is asked for a shape that could never be filled
     a_r, _ = pair(np.arange(1, rows + 1, dtype=np.int64))
     first, second = pair(a_r)
     columns = [first, second]
@@ -414,8 +415,7 @@ def array(rows: int, cols: int) -> NDArray[np.int64]:
                 "exceeds 2**63 - 1"
             )
         columns.append(left + right)
-    result[:] = np.stack(columns[:cols], axis=1)
-    return result
+    return np.stack(columns[:cols], axis=1)
 
 
 @overload
