@@ -572,7 +572,8 @@ def test_damaged_files_name_the_block_and_the_byte(monkeypatch):
         coding.read(io.BytesIO(bytes(damaged)))
     with pytest.raises(
         ValueError,
-        match=r"block 2 claims 159 bytes from byte 327, and the file holds 156 there: the file is cut short",
+        match=r"block 2 claims 159 bytes from byte 327, and the file holds 156 there: the file "
+        r"is cut short",
     ):
         coding.read(io.BytesIO(bytes(data[:-3])))
     with pytest.raises(ValueError, match="bytes after the last block"):
