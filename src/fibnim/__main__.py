@@ -11,7 +11,7 @@ import os
 import signal
 import sys
 
-from fibnim._stop import Signalled, held_signals, raise_on_signals
+from fibnim._stop import Signalled, held_signals, one_line, out_of_memory, raise_on_signals
 
 
 def main() -> int:
@@ -28,15 +28,19 @@ def main() -> int:
     except Signalled as stop:
         print(f"fibnim: stopped by {stop}", file=sys.stderr)
         return 128 + stop.number
-    except ImportError as error:  # FIBNIM_IMPLEMENTATION or FIBNIM_REQUIRE_EXTENSION
-        print(f"fibnim: {error}", file=sys.stderr)
-        return 2
-    except MemoryError:
-        print(
-            "fibnim: out of memory while starting: raise the process's memory limit (ulimit -v)",
-            file=sys.stderr,
-        )
-        return 1
+    except Exception as error:
+        if out_of_memory(error):  # at an import, say: cli.main says it for the rest
+            detail = one_line(error)
+            print(
+                f"fibnim: out of memory while starting ({detail}): free memory, or raise "
+                "the process's limit (ulimit -v)",
+                file=sys.stderr,
+            )
+            return 1
+        if isinstance(error, ImportError):  # FIBNIM_IMPLEMENTATION, FIBNIM_REQUIRE_EXTENSION
+            print(f"fibnim: {error}", file=sys.stderr)
+            return 2
+        raise
     finally:
         # the answer is written and the exit status decided: a signal from here
         # to the exit would only turn them into a traceback

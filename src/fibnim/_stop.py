@@ -96,3 +96,37 @@ def check() -> None:
     event: threading.Event | None = getattr(_local, "event", None)
     if event is not None and event.is_set():
         raise Stopped("asked to stop")
+
+
+def address_space_limit() -> int | None:
+    """This process's address-space limit in MB (ulimit -v), None where there is none."""
+    try:
+        import resource
+    except ImportError:  # Windows
+        return None
+    soft = resource.getrlimit(resource.RLIMIT_AS)[0]
+    return None if soft == resource.RLIM_INFINITY else soft >> 20
+
+
+def out_of_memory(error: BaseException) -> bool:
+    """Whether error is a failed allocation in any of the ways it shows: numpy's,
+    pyarrow's or Python's MemoryError, a thread that could not start (its stack
+    is memory too), a shared library that found no room to map (an import
+    under ulimit -v), or CPython's own SystemError at an import under a limit."""
+    text = str(error)
+    return (
+        isinstance(error, MemoryError)
+        or (isinstance(error, RuntimeError) and "can't start new thread" in text)
+        or "Failed to launch worker thread" in text  # pyarrow's thread pools
+        or (isinstance(error, (ImportError, OSError)) and "failed to map segment" in text)
+        or (isinstance(error, SystemError) and address_space_limit() is not None)
+    )
+
+
+def one_line(error: BaseException) -> str:
+    """error's text on one line: where it is a page (numpy's advice on a failed
+    import), the original error it names, else its first line."""
+    text = str(error).strip()
+    original = text.rpartition("Original error was:")[2] if "Original error was:" in text else text
+    lines = [line.strip() for line in original.splitlines() if line.strip()]
+    return lines[0] if lines else "an allocation failed"

@@ -36,6 +36,7 @@ from numpy.typing import NDArray
 
 import fibnim
 from fibnim import _backend, _stop, coding, wythoff
+from fibnim._checks import TERMS_BITS_LIMIT
 from fibnim._classify import GAMES, GameName, classify, game_named, random_positions
 from fibnim._files import (
     AtomicFile,
@@ -95,8 +96,15 @@ def _delimiter(text: str) -> str:
 
 def _describe(n: int) -> str:
     code = fibnim.encode(n)
+    if n.bit_length() <= TERMS_BITS_LIMIT:
+        terms = " + ".join(map(str, fibnim.terms(n))) or "0"
+    else:  # the terms of a number this long would fill the screen many times over
+        terms = (
+            f"a sum of {fibnim.term_count(n)} Fibonacci numbers "
+            f"(not listed: more than TERMS_BITS_LIMIT = {TERMS_BITS_LIMIT} bits)"
+        )
     lines = [
-        f"{n} = " + (" + ".join(map(str, fibnim.terms(n))) or "0"),
+        f"{n} = {terms}",
         f"  code              {code} = 0b{code:b}",
         f"  zeckendorf        {fibnim.to_string(n)}",
         f"  silber            {fibnim.to_string(n, style='silber')}",
@@ -531,6 +539,8 @@ def _classify(arguments: argparse.Namespace) -> int:
         if arguments.summary_plot:
             raise UsageError("--summary-plot goes with files and --random, not a dataset")
         return _classify_dataset(arguments, rules)
+    if arguments.output:  # the output's rule first: before the format, before any work
+        output_is_stream(arguments.output, arguments.force, (arguments.input,))
     plot_kind = (
         figure_format(arguments.summary_plot, arguments.force, "--summary-plot")
         if arguments.summary_plot
@@ -1128,28 +1138,20 @@ def _main(argv: Sequence[str] | None) -> int:
         if signalled is not None:  # a signal in a lazy import, worded as the import's error
             print(f"fibnim: stopped by {signalled}", file=sys.stderr)
             return 128 + signalled.number
-        if not _out_of_memory(error):
+        if not _stop.out_of_memory(error):
             raise
         chunk = getattr(arguments, "chunk", None)
         if chunk:
             advice = f"a smaller --chunk (this run's was {chunk}) or fewer --threads need less"
         else:
-            advice = "raise the process's memory limit (ulimit -v), or free memory"
-        detail = str(error).strip() or "an allocation failed"
+            advice = "free memory"
+        limit = _stop.address_space_limit()
+        if limit is not None:
+            advice += f", or a higher limit than this process's {limit:,} MB (ulimit -v)"
+        detail = _stop.one_line(error)
         print(f"fibnim: out of memory ({detail}): {advice}", file=sys.stderr)
         return 1
     return 0
-
-
-def _out_of_memory(error: Exception) -> bool:
-    """Whether error is a failed allocation: numpy's, pyarrow's or Python's
-    MemoryError, or a thread that could not start (its stack is memory too)."""
-    text = str(error)
-    return (
-        isinstance(error, MemoryError)
-        or (isinstance(error, RuntimeError) and "can't start new thread" in text)
-        or "Failed to launch worker thread" in text
-    )  # pyarrow's thread pools
 
 
 def _wythoff(x: int, y: int, misere: bool, plot: str | None, force: bool) -> None:
