@@ -128,6 +128,63 @@ def test_every_backend_and_implementation_raises_the_same_type_for_every_bad_inp
             assert next(iter(by_run.values()))[0] == "raises", (name, label, by_run)
 
 
+def other_calls():
+    """(label, function, args, kwargs): the public functions that are not
+    declared elementwise (the shaped ones, classify, coding), each on bad values,
+    sizes and keywords."""
+    ok = np.array([3, 10])
+    positions = np.array([[3, 5], [4, 8]])
+    calls = []
+    for value_label, value in (
+        ("float", np.array([3.5, 2.0])),
+        ("object str", np.array([3, "4"], dtype=object)),
+        ("object Decimal Series", pd.Series([3, decimal.Decimal(4)], dtype=object)),
+        ("negative", np.array([3, -4])),
+        ("bool", np.array([True, False])),
+        ("huge object", np.array([3, 2**600], dtype=object)),
+    ):
+        for name in ("zeckendorf.digits", "zeckendorf.to_string", "zeckendorf.second_canonical"):
+            calls.append((f"{name} {value_label}", public(name), (value,), {}))
+        for name in ("power_nim.is_p", "power_nim.winning_move", "fibonacci_nim.global_is_p"):
+            piles = np.stack([value, value[::-1]], axis=-1) if value.ndim == 1 else value
+            calls.append((f"{name} {value_label}", public(name), (piles,), {}))
+        rows = np.stack([np.asarray(value), np.asarray(value)[::-1]], axis=-1)
+        calls.append((f"classify {value_label}", fibnim.classify, (rows, "wythoff"), {}))
+        calls.append((f"pack {value_label}", coding.pack, (value,), {}))
+        calls.append((f"lengths {value_label}", coding.lengths, (value,), {}))
+    calls += [
+        ("classify out= too small", fibnim.classify, (positions, "wythoff"),
+         {"out": np.zeros((1, 3), np.int64)}),
+        ("classify columns= of a list", fibnim.classify, (positions, "wythoff"), {"columns": 1}),
+        ("unpack count= past the bits", coding.unpack, (b"\xc0",), {"count": 10**12}),
+        ("unpack count= a float", coding.unpack, (b"\xc0",), {"count": 1.0}),
+        ("unpack out= past the bits", coding.unpack, (b"\xc0",), {"out": np.empty(9, np.uint64)}),
+        ("unpack data a list", coding.unpack, ([1, 2],), {}),
+        ("pack delta of a decreasing run", coding.pack, (ok[::-1],), {"delta": True}),
+        ("digits width= too small", fibnim.digits, (ok,), {"width": 2}),
+    ]  # fmt: skip
+    return calls
+
+
+@pytest.mark.parametrize("call", other_calls(), ids=lambda call: call[0])
+def test_the_other_public_functions_raise_one_type_on_every_backend(backend, call):
+    if backend == "python":
+        pytest.skip("the test switches backends itself")
+    label, function, args, kwargs = call
+    seen = {}
+    before = fibnim.implementation
+    try:
+        for chosen, implementation in each_implementation():
+            _backend.use(chosen)
+            if implementation is not None:
+                fibnim.use_implementation(implementation)
+            seen[f"{chosen}/{implementation}"] = outcome(function, args, dict(kwargs), [])
+    finally:
+        _backend.use("cython")
+        fibnim.use_implementation(before)
+    assert len({repr(v) for v in seen.values()}) == 1, (label, seen)
+
+
 @pytest.mark.parametrize("name", list(SHAPED))
 def test_the_shaped_functions_refuse_values_that_are_not_integers_on_both_backends(name):
     function = public(name)
