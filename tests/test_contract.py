@@ -92,6 +92,23 @@ def outcome(function, args, kwargs, outputs: int):
     return ("gives", [pd.Series(np.ravel(np.asarray(r, dtype=object))).tolist() for r in results])
 
 
+def across_implementations(run):
+    """{"backend/implementation": run()} for every implementation of the compiled
+    core and for the pure twin."""
+    seen = {}
+    before = fibnim.implementation
+    try:
+        for chosen, implementation in each_implementation():
+            _backend.use(chosen)
+            if implementation is not None:
+                fibnim.use_implementation(implementation)
+            seen[f"{chosen}/{implementation}"] = run()
+    finally:
+        _backend.use("cython")
+        fibnim.use_implementation(before)
+    return seen
+
+
 def each_implementation():
     """(backend, implementation) for every implementation of the compiled core
     and the pure twin."""
@@ -108,19 +125,16 @@ def test_every_backend_and_implementation_raises_the_same_type_for_every_bad_inp
     d = DECLARATIONS[name]
     function = public(name)
     inputs = len(d.inputs) if d.default_last is None else 1
+    runs = across_implementations(
+        lambda: {
+            label: outcome(function, args, kwargs, list(d.outputs))
+            for label, args, kwargs in bad_inputs(inputs)
+        }
+    )
     seen: dict[str, dict[str, object]] = {}
-    before = fibnim.implementation
-    try:
-        for chosen, implementation in each_implementation():
-            _backend.use(chosen)
-            if implementation is not None:
-                fibnim.use_implementation(implementation)
-            for label, args, kwargs in bad_inputs(inputs):
-                got = outcome(function, args, kwargs, [o for o in d.outputs])
-                seen.setdefault(label, {})[f"{chosen}/{implementation}"] = got
-    finally:
-        _backend.use("cython")
-        fibnim.use_implementation(before)
+    for run, outcomes in runs.items():
+        for label, got in outcomes.items():
+            seen.setdefault(label, {})[run] = got
     for label, by_run in seen.items():
         assert len({repr(v) for v in by_run.values()}) == 1, (name, label, by_run)
         # refused by every function (the others: by some, answered by the rest)
@@ -171,17 +185,7 @@ def test_the_other_public_functions_raise_one_type_on_every_backend(backend, cal
     if backend == "python":
         pytest.skip("the test switches backends itself")
     label, function, args, kwargs = call
-    seen = {}
-    before = fibnim.implementation
-    try:
-        for chosen, implementation in each_implementation():
-            _backend.use(chosen)
-            if implementation is not None:
-                fibnim.use_implementation(implementation)
-            seen[f"{chosen}/{implementation}"] = outcome(function, args, dict(kwargs), [])
-    finally:
-        _backend.use("cython")
-        fibnim.use_implementation(before)
+    seen = across_implementations(lambda: outcome(function, args, dict(kwargs), []))
     assert len({repr(v) for v in seen.values()}) == 1, (label, seen)
 
 
