@@ -241,6 +241,14 @@ def test_a_missing_value_is_missing_in_the_answer_and_the_others_are_exact():
     assert nim.isna().tolist() == [False, True, False]
     with pytest.raises(ValueError, match=r"classify: positions\[1, 0\] is missing \(NA\)"):
         fibnim.classify(frame, "wythoff", out=np.zeros((3, 3), np.int64))
+    # the neighbours: an Index, pyarrow's integers, a coded stream
+    index = fibnim.encode(pd.Index([3, None], dtype="Int64"))
+    assert isinstance(index, pd.Index) and index.isna().tolist() == [False, True]
+    arrow = pytest.importorskip("pyarrow") and pd.Series([3, None, -2], dtype="int64[pyarrow]")
+    with pytest.raises(ValueError, match=r"encode: n\[2\] = -2 is negative"):
+        fibnim.encode(arrow)
+    with pytest.raises(ValueError, match=r"pack: values\[1\] is missing \(NA\)"):
+        coding.pack(pd.Series([3, None], dtype="Int64"))
 
 
 # --- 5. both backends, one contract -------------------------------------------------------

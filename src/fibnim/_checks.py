@@ -140,8 +140,11 @@ def integers(x: Any, where: str, name: str = "n") -> int | np.ndarray:
         array = np.asarray(x)  # a subclass (np.matrix, a memmap) as the plain array
     elif hasattr(x, "__array__") and not isinstance(x, (list, tuple)):
         # pandas, pyarrow, xarray and the like: their values as they are (never
-        # element by element: that took 40 s for a Series of 10**7)
-        array = np.asarray(x)
+        # element by element: that took 40 s for a Series of 10**7); a pandas NA
+        # named as missing, never seen as a float NaN
+        from fibnim import _labelled
+
+        array = np.asarray(_labelled.values(x, where, name))
     else:
         # Lists and tuples: look at every element first, since numpy silently turns
         # bools into ints and [1, 2**63] into floats; then take int64, else uint64,

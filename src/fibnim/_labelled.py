@@ -81,8 +81,8 @@ def values(value: Any, where: str = "", name: str = "") -> Any:
             place = tuple(int(i) for i in np.argwhere(hole)[0])
             label = ", ".join(map(str, place))
             raise ValueError(
-                f"{where}: {name}[{label}] is missing (NA), and out= has no place for NA; "
-                "fill or drop it first"
+                f"{where}: {name}[{label}] is missing (NA), which this call's answer cannot "
+                "hold (out=, a coded stream); fill or drop it first"
             )
         # nullable types (Int64, int64[pyarrow]; no NA is left by now) as their numpy type
         wanted = {getattr(d, "numpy_dtype", d) for d in _dtypes(value)}

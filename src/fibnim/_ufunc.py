@@ -490,7 +490,7 @@ _NULLABLE = {"bool": "boolean", "uint8": "UInt8", "int64": "Int64", "uint64": "U
 
 def _typed(result: Any, dtype: Any) -> Any:
     """The object loop's answers as dtype (pandas' nullable type where NA is among them)."""
-    if library(result) == "pandas" and result.isna().to_numpy().any():
+    if library(result) == "pandas" and np.asarray(result.isna()).any():  # an Index's is an array
         return result.astype(_NULLABLE[np.dtype(dtype).name])
     return result.astype(dtype)
 
