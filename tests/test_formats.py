@@ -7,6 +7,7 @@ import re
 
 import numpy as np
 import pytest
+from _support import run_fibnim
 
 from fibnim import classify, cli
 
@@ -272,3 +273,41 @@ def test_pyarrow_blocks_of_any_size_give_the_own_readers_rows(tmp_path, monkeypa
         assert [x for x, _ in rows] == [
             int(line.split(b",")[0]) for line in text.split()[-len(rows) :]
         ]
+
+
+def test_parquet_text_that_needs_quotes_reaches_csv_and_tsv_as_it_was(tmp_path):
+    # pandas writes text as large_string (and a category as a dictionary), which
+    # the check for quotes once took for not text: pyarrow's writer then refused
+    # "with, comma" halfway through the output
+    pd = pytest.importorskip("pandas")
+    pytest.importorskip("pyarrow")
+    notes = ["with, comma", 'a "q"', "tab\there", "line\nbreak"]
+    frame = pd.DataFrame(
+        {
+            "game_id": [1, 2, 3, 4],
+            "x": [3, 4, 1, 2],
+            "y": [5, 8, 2, 1],
+            "note": notes,
+            "kind": pd.Categorical(["a,b", "c", "a,b", 'd"']),
+        }
+    )
+    frame.to_parquet(tmp_path / "in.parquet")
+    for suffix, separator in ((".csv", ","), (".tsv", "\t")):
+        out = tmp_path / f"out{suffix}"
+        result = run_fibnim(
+            "classify", "in.parquet", "-o", out.name, "--game", "wythoff", "--columns", "x,y",
+            cwd=tmp_path,
+        )  # fmt: skip
+        assert result.returncode == 0, result.stderr
+        back = pd.read_csv(out, sep=separator)
+        assert back["note"].tolist() == notes
+        assert back["kind"].tolist() == ["a,b", "c", "a,b", 'd"']
+        assert back["game_id"].tolist() == [1, 2, 3, 4]
+    pd.DataFrame({"x": [3], "y": [5], "tags": [[1, 2]]}).to_parquet(tmp_path / "nested.parquet")
+    result = run_fibnim(
+        "classify", "nested.parquet", "-o", "o.csv", "--game", "wythoff", "--columns", "x,y",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert result.returncode == 1, result.stderr
+    assert "nested.parquet: column 'tags' holds list<element: int64>" in result.stderr
+    assert not (tmp_path / "o.csv").exists()

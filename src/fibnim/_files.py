@@ -954,7 +954,7 @@ class Sink:
         self.columns = columns
         self.pick = pick
         self.piles = len(columns) if pick is None else len(pick)
-        source = next((name for name in inputs if name), "the input")
+        source = self.source = next((name for name in inputs if name), "the input")
         if self.kind != ".npy" and (taken := set(columns) & set(self._names()[len(columns) :])):
             raise UsageError(
                 f"{source}: has a column named {sorted(taken)[0]!r}, as one of the answers' "
@@ -1094,6 +1094,7 @@ class Sink:
         they came, then is_p and the moves; quoted where a field needs it (as
         Python's csv module quotes), so that both paths write the same bytes.
         By pyarrow where no field of the chunk needs quotes."""
+        self._check_flat(kept)
         if self.arrow and not any(map(self._needs_quotes, kept)):
             import pyarrow as pa
             import pyarrow.csv as pacsv
@@ -1116,13 +1117,30 @@ class Sink:
             writer.writerow([*(column[i] for column in inputs), *answers])
         self.stream.write(text.getvalue().encode())
 
+    def _check_flat(self, kept: list[Any]) -> None:
+        """A column that CSV cannot hold (a list, a struct, a map) refused, naming
+        it and the input, before any of its rows is written."""
+        import pyarrow as pa
+
+        for name, column in zip(self.columns, kept, strict=True):
+            kind = getattr(column, "type", None)
+            if kind is not None and pa.types.is_nested(kind):
+                raise DataError(
+                    f"{self.source}: column {name!r} holds {kind}, which {self.path} (CSV or "
+                    "TSV) cannot hold; write parquet, or drop the column first"
+                )
+
     def _needs_quotes(self, column: Any) -> bool:
         """Whether a text column has a field that a CSV writer must quote."""
         import pyarrow as pa
         import pyarrow.compute as pc
 
         column = _arrow_column(column)
-        if not pa.types.is_string(column.type) or not len(column):
+        if pa.types.is_dictionary(column.type):  # a pandas category: its words
+            column = column.dictionary
+        kind = column.type
+        text = pa.types.is_string(kind) or pa.types.is_large_string(kind)
+        if not (text or pa.types.is_string_view(kind)) or not len(column):
             return False
         special = f'[{re.escape(self.delimiter)}"\r\n]'
         return bool(pc.any(pc.match_substring_regex(column, special)).as_py())
