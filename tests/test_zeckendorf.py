@@ -263,7 +263,7 @@ def test_out_argument():
     assert flags.tolist() == [v in (0, 1, 2, 3, 5, 8) for v in range(10)]
     with pytest.raises(TypeError, match="Cannot cast"):  # a code may be above 2**63 - 1
         fibnim.encode(n, out=np.zeros(10, dtype=np.int64))
-    with pytest.raises(ValueError, match=r"shape \(10,\)|shapes \(10,\) \(9,\)"):
+    with pytest.raises(ValueError, match=r"shape \(10,\)|shapes \(10,\),? \(9,\)"):
         fibnim.encode(n, out=np.zeros(9, dtype=np.uint64))
 
 

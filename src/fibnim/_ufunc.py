@@ -214,7 +214,8 @@ class Elementwise(_Front):  # type: ignore[misc]
             if where is not True or outs is not None:
                 # where= and out= broadcast with the inputs, as in numpy
                 shapes = [np.shape(a) for a in arrays]
-                shapes += [np.shape(where)] + [np.shape(o) for o in outs or ()]
+                shapes += [np.shape(where)] if where is not True else []
+                shapes += [np.shape(o) for o in outs or ()]
                 shape = _broadcast(d.function, shapes)
                 arrays = [np.broadcast_to(_apply.as_array(a), shape) for a in arrays]
             dtypes = [np.dtype(t) for t in d.outputs]
