@@ -140,6 +140,14 @@ def union(holes: list[NDArray[np.bool_] | None], positions: bool) -> Any:
     return np.logical_or.reduce(np.broadcast_arrays(*present))
 
 
+def nullable(dtype: Any) -> str:
+    """pandas' nullable type for a numpy bool or integer dtype ("boolean", "UInt8", "Int64")."""
+    dtype = np.dtype(dtype)
+    if dtype.kind == "b":
+        return "boolean"
+    return f"{'U' if dtype.kind == 'u' else ''}Int{8 * dtype.itemsize}"
+
+
 def mark_missing(result: Any, hole: NDArray[np.bool_] | None) -> Any:
     """A pandas answer with NA where hole is True (bools as "boolean", integers
     as pandas' nullable integers of their width, text as None)."""
@@ -155,10 +163,7 @@ def mark_missing(result: Any, hole: NDArray[np.bool_] | None) -> Any:
         return pd.DataFrame(columns, index=result.index)
     dtype = result.dtype
     if isinstance(dtype, np.dtype) and dtype.kind in "biu":
-        bits = 8 * dtype.itemsize
-        result = result.astype(
-            "boolean" if dtype.kind == "b" else f"{'U' if dtype.kind == 'u' else ''}Int{bits}"
-        )
+        result = result.astype(nullable(dtype))
     elif isinstance(dtype, np.dtype):
         result = result.astype(object)
     if isinstance(result, pd.Index):

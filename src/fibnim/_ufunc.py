@@ -485,14 +485,10 @@ def _where(mask: Any, value: Any, other: int) -> Any:
     return np.where(mask, value, other)
 
 
-#: pandas' nullable type of each output dtype, for answers with missing values
-_NULLABLE = {"bool": "boolean", "uint8": "UInt8", "int64": "Int64", "uint64": "UInt64"}
-
-
 def _typed(result: Any, dtype: Any) -> Any:
     """The object loop's answers as dtype (pandas' nullable type where NA is among them)."""
     if library(result) == "pandas" and np.asarray(result.isna()).any():  # an Index's is an array
-        return result.astype(_NULLABLE[np.dtype(dtype).name])
+        return result.astype(_labelled.nullable(dtype))
     return result.astype(dtype)
 
 
