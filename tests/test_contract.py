@@ -9,6 +9,7 @@ each through more than one door."""
 
 from __future__ import annotations
 
+import contextlib
 import decimal
 import fractions
 import io
@@ -17,6 +18,7 @@ import stat
 import struct
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -308,10 +310,16 @@ def test_a_fifo_is_written_as_a_stream_and_a_directory_is_never_replaced(tmp_pat
     coding.write(coded, [5, 8, 13])
     fifo = tmp_path / "p"
     os.mkfifo(fifo)
-    reader = subprocess.Popen(["cat", str(fifo)], stdout=subprocess.PIPE)
+    got: list[bytes] = []  # the FIFO's reader: a thread here (no other program is assumed)
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()), daemon=True)
+    reader.start()
     done = run_fibnim("unpack", str(coded), "-o", str(fifo), "--force", "-q")
-    data, _ = reader.communicate(timeout=60)
+    if done.returncode != 0:  # it never opened the FIFO: the reader's open is let go
+        with contextlib.suppress(OSError):
+            os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+    reader.join(timeout=60)
     assert done.returncode == 0, done.stderr
+    data = got[0]
     assert stat.S_ISFIFO(os.stat(fifo).st_mode)  # still a FIFO, not a file
     assert np.load(io.BytesIO(data)).tolist() == [5, 8, 13]
     assert run_fibnim("unpack", str(coded), "-o", "/dev/null", "--force", "-q").returncode == 0
