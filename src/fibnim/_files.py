@@ -303,17 +303,27 @@ def read_npy_header(file: BinaryIO) -> tuple[tuple[int, ...], bool, np.dtype[Any
     if any(size < 0 for size in shape):
         raise ValueError(f"its .npy header is damaged: shape {shape} has a negative size")
     need = math.prod(shape) * dtype.itemsize
-    try:
-        status = os.fstat(file.fileno())
-    except (AttributeError, OSError, io.UnsupportedOperation):
-        return shape, fortran, dtype  # a stream: its blocks are checked as they come
-    if stat.S_ISREG(status.st_mode) and need > status.st_size - file.tell():
+    left = bytes_left(file)  # None: a stream, whose blocks are checked as they come
+    if left is not None and need > left:
         raise ValueError(
             f"its .npy header is damaged or the file cut short: shape {shape} of {dtype} "
-            f"needs {need:,} bytes of data, and the file holds "
-            f"{max(status.st_size - file.tell(), 0):,} after its header"
+            f"needs {need:,} bytes of data, and the file holds {left:,} after its header"
         )
     return shape, fortran, dtype
+
+
+def bytes_left(file: BinaryIO) -> int | None:
+    """The bytes after file's position, where it is a regular file or a BytesIO
+    (None: a stream, whose size is not known before its end)."""
+    try:
+        status = os.fstat(file.fileno())
+        if not stat.S_ISREG(status.st_mode):
+            return None
+        return max(status.st_size - file.tell(), 0)
+    except (AttributeError, OSError, ValueError, io.UnsupportedOperation):
+        if isinstance(file, io.BytesIO):
+            return len(file.getbuffer()) - file.tell()
+        return None
 
 
 class NpySource(Source):

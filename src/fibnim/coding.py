@@ -25,9 +25,7 @@ array([ 3, 10, 10, 42], dtype=uint64)
 
 from __future__ import annotations
 
-import io
 import os
-import stat
 import struct
 import zlib
 from collections.abc import Callable, Iterable, Iterator
@@ -39,7 +37,7 @@ from numpy.typing import NDArray
 from fibnim import _backend, _stop
 from fibnim._apply import CHUNK, overlap, result_array
 from fibnim._checks import NONNEGATIVE, Bound, check_int, integers, refuse
-from fibnim._files import AtomicFile, UsageError, output_is_stream
+from fibnim._files import AtomicFile, UsageError, bytes_left, output_is_stream
 
 __all__ = ["CODEWORD_MAX", "lengths", "pack", "packed_size", "read", "unpack", "write"]
 
@@ -557,7 +555,7 @@ def read_header(file: BinaryIO, name: str = "read") -> tuple[int, bool]:
         raise ValueError(
             f"{name}: the header (bytes 0 to 24) is damaged: its CRC-32 does not match"
         )
-    left = _bytes_left(file)
+    left = bytes_left(file)
     if left is not None:  # every value takes 2 bits at least, beside block headers
         check_count(
             count,
@@ -567,19 +565,6 @@ def read_header(file: BinaryIO, name: str = "read") -> tuple[int, bool]:
             ": the file is cut short, or its header is damaged",
         )
     return count, bool(flags & 1)
-
-
-def _bytes_left(file: BinaryIO) -> int | None:
-    """The bytes after file's position, where it is a regular file (None: a stream)."""
-    try:
-        status = os.fstat(file.fileno())
-        if not stat.S_ISREG(status.st_mode):
-            return None
-        return max(status.st_size - file.tell(), 0)
-    except (AttributeError, OSError, ValueError, io.UnsupportedOperation):
-        if isinstance(file, io.BytesIO):
-            return len(file.getbuffer()) - file.tell()
-        return None
 
 
 def read_blocks(
@@ -613,7 +598,7 @@ def read_blocks(
                 f"{name}: {fields}: it claims {bits:,} bits for {size:,} values "
                 f"(each takes 2 to {CODEWORD_MAX} bits)"
             )
-        left = _bytes_left(file)
+        left = bytes_left(file)
         if left is not None and (bits + 7) // 8 > left:
             raise ValueError(
                 f"{name}: {what} claims {(bits + 7) // 8:,} bytes from byte "
@@ -646,7 +631,7 @@ def read(file: BinaryIO | str | os.PathLike[str]) -> NDArray[np.uint64]:
         with open(file, "rb") as opened:
             return read(opened)
     count, delta = read_header(file)
-    if _bytes_left(file) is None:
+    if bytes_left(file) is None:
         # a stream: its count is not held to its bytes, so the values come a
         # block at a time, and room grows only with what came
         blocks = read_blocks(file, count, delta, lambda start, size: np.empty(size, np.uint64))
