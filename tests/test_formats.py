@@ -311,3 +311,43 @@ def test_parquet_text_that_needs_quotes_reaches_csv_and_tsv_as_it_was(tmp_path):
     assert result.returncode == 1, result.stderr
     assert "nested.parquet: column 'tags' holds list<element: int64>" in result.stderr
     assert not (tmp_path / "o.csv").exists()
+
+
+@pytest.mark.parametrize("no_arrow", ["", "1"])
+def test_csv_to_parquet_keeps_the_types_of_the_other_columns(tmp_path, monkeypatch, no_arrow, files):
+    # they all came out as text, so a join on an int64 id failed
+    monkeypatch.setenv("FIBNIM_NO_ARROW", no_arrow)  # fibnim's own CSV reader, or pyarrow's
+    big = "99999999999999999999"  # beyond int64: kept as its digits, never a rounded float
+    (tmp_path / "in.csv").write_text(
+        "game_id,x,y,weight,note,empty,huge\n"
+        f'1000003393869,3,5,1.5,"with, comma",,{big}\n'
+        "7,1,2,,plain,,1\n"
+    )
+    status, err = files("in.csv", "-o", "out.parquet", "--game", "wythoff", "--columns", "x,y")
+    assert status == 0, err
+    table = pq.read_table(tmp_path / "out.parquet")
+    types = dict(zip(table.column_names, map(str, table.schema.types), strict=True))
+    assert types == {
+        "game_id": "int64", "x": "int64", "y": "int64", "weight": "double", "note": "string",
+        "empty": "string", "huge": "string", "is_p": "bool", "move_1": "int64", "move_2": "int64",
+    }  # fmt: skip
+    assert table.column("game_id").to_pylist() == [1000003393869, 7]
+    assert table.column("weight").to_pylist() == [1.5, None]
+    assert table.column("note").to_pylist() == ["with, comma", "plain"]
+    assert table.column("huge").to_pylist() == [big, "1"]
+
+
+@pytest.mark.parametrize("no_arrow", ["", "1"])
+def test_a_later_field_not_of_its_columns_type_is_named(tmp_path, monkeypatch, no_arrow, files):
+    # past pyarrow's first block of text (4 MB), so that the first chunk is all integers
+    monkeypatch.setenv("FIBNIM_NO_ARROW", no_arrow)
+    rows = 400_000
+    ids = np.arange(1_000_000, 1_000_000 + rows).astype(str).astype(object)
+    ids[-1] = "7.5"
+    (tmp_path / "in.csv").write_text("game_id,x,y\n" + "".join(f"{i},3,5\n" for i in ids))
+    status, err = files(
+        "in.csv", "-o", "out.parquet", "--game", "wythoff", "--columns", "x,y", "--chunk", "1000"
+    )
+    assert status == 1
+    assert f"in.csv: row {rows - 1}, column 'game_id': '7.5' is not int64" in err
+    assert not (tmp_path / "out.parquet").exists()

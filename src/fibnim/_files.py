@@ -942,7 +942,9 @@ class Sink:
     `is_p` (parquet: a boolean; CSV/TSV: P or N), then `move_1` .. `move_k`
     (parquet: null, CSV/TSV: an empty cell, where there is none). `columns`
     are the input's columns, `pick` where the piles are among them (None: all
-    of them are piles).
+    of them are piles). `from_text`: the input is CSV or TSV, whose other
+    columns come as text; into parquet they are typed (`_text_type`), from the
+    first chunk's fields.
     """
 
     def __init__(
@@ -954,6 +956,7 @@ class Sink:
         delimiter: str | None = None,
         pick: list[int] | None = None,
         inputs: tuple[str | None, ...] = (),
+        from_text: bool = False,
     ) -> None:
         self.path = path
         streamed = output_is_stream(path, force, inputs)
@@ -987,6 +990,9 @@ class Sink:
         self.atomic = None if streamed else AtomicFile(path, replace=force)
         self.stream: IO[bytes] = open_stream(path) if self.atomic is None else self.atomic.stream
         self.parquet: Any = None
+        # the types of the passed-through text columns in parquet, by column;
+        # fixed by the first chunk, since a parquet file has one schema
+        self.text_types: dict[int, Any] | None = {} if from_text else None
         self.pending: list[Any] = []  # parquet tables not yet written
         self.pending_rows = 0
         # .npy of a known length into a file: the tasks write their rows at
@@ -1045,7 +1051,7 @@ class Sink:
         if self.kind == ".npy":
             self.stream.write(np.ascontiguousarray(result, dtype="<i8").tobytes())
         elif self.kind == ".parquet":
-            table = self._table(result, self._inputs(positions, kept))
+            table = self._table(result, self._typed(self._inputs(positions, kept)))
             if self.parquet is None:
                 _, pq = _parquet()
                 # no dictionary: on the integer columns it grew to its page
@@ -1155,6 +1161,18 @@ class Sink:
         special = f'[{re.escape(self.delimiter)}"\r\n]'
         return bool(pc.any(pc.match_substring_regex(column, special)).as_py())
 
+    def _typed(self, inputs: list[Any]) -> list[Any]:
+        """The passed-through columns of a CSV or TSV input as parquet holds them:
+        each of the type its first chunk's fields gave it (`_text_type`)."""
+        if self.text_types is None or self.pick is None:
+            return inputs
+        typed = list(inputs)
+        for j, column in enumerate(inputs):
+            if j not in self.pick:
+                kind = self.text_types.setdefault(j, _text_type(column))
+                typed[j] = _as_type(column, kind, self.source, self.columns[j], self.written)
+        return typed
+
     def _names(self) -> list[str]:
         return [*self.columns, "is_p", *(f"move_{j + 1}" for j in range(self.piles))]
 
@@ -1260,6 +1278,65 @@ class Sink:
         elif self.path != "-":
             with contextlib.suppress(OSError):
                 self.stream.close()
+
+
+def _present(column: Any) -> Any:
+    """A text column with its empty fields as nulls: a number's missing value."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    return pc.if_else(pc.equal(column, ""), pa.scalar(None, pa.string()), column)
+
+
+def _text_type(column: Any) -> Any:
+    """The type of a column of CSV fields, as pyarrow's CSV reader infers it
+    (without its words for null): int64 if every field that is not empty is an
+    int64, else float64 if every one is a number, else text. Digits beyond
+    int64 stay text, exactly; a column of empty fields too."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    present = pc.drop_null(_present(column))
+    if not len(present):
+        return pa.string()
+    for kind in (pa.int64(), pa.float64()):
+        try:
+            pc.cast(present, kind)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            if kind == pa.int64() and pc.all(pc.match_substring_regex(present, "^[+-]?[0-9]+$")).as_py():
+                break  # integers beyond int64: as a float64 they would be rounded
+            continue
+        return kind
+    return pa.string()
+
+
+def _as_type(column: Any, kind: Any, where: str, name: str, first: int) -> Any:
+    """A column of CSV fields as `kind` (the type the first chunk gave it);
+    DataError, naming the row (counted from 0 over the file's rows) and the
+    field, for one that is not of it."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if kind == pa.string():
+        return column
+    present = _present(column)
+    try:
+        return pc.cast(present, kind)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        pass
+    low, high = 0, len(present)  # the first field that does not cast lies in [low, high)
+    while high - low > 1:
+        middle = (low + high) // 2
+        try:
+            pc.cast(present.slice(low, middle - low), kind)
+            low = middle
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            high = middle
+    raise DataError(
+        f"{where}: row {first + low}, column {name!r}: {column[low].as_py()!r} is not "
+        f"{kind}, the type the column's first rows gave it in parquet; write CSV, "
+        "which keeps the text as it is"
+    )
 
 
 # rows of a parquet row group: the writer holds one whole. On 10**7 rows, csv ->

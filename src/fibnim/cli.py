@@ -45,6 +45,7 @@ from fibnim._files import (
     NpySource,
     Sink,
     Source,
+    TextSource,
     UsageError,
     checked,
     figure_format,
@@ -630,6 +631,7 @@ def _sink(arguments: argparse.Namespace, rules: Any, source: Source) -> Sink | N
         arguments.delimiter,
         source.pick,
         inputs=(arguments.input,),
+        from_text=isinstance(source, TextSource),
     )
 
 
