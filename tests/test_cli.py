@@ -144,6 +144,8 @@ def test_text_round_trip(tmp_path, suffix, delimiter, header):
         "5",
         "--chunk",
         "50",
+        "--columns",
+        "*",
         cwd=tmp_path,
     )
     assert result.returncode == 0, result.stderr
@@ -519,11 +521,15 @@ def test_a_parquet_dataset_of_mixed_integer_types_is_read_exactly(tmp_path):
     for i, x in enumerate([2**53 + 1, 2**63 + 5]):  # a uint64 column beside an int64 one
         table = pa.table({"x": pa.array([x, 3], pa.uint64()), "y": pa.array([2**53, 5])})
         pq.write_table(table, tmp_path / "dataset" / f"part-{i}.parquet")
-    result = fibnim("classify", "dataset", "-o", "out", "--game", "nim", cwd=tmp_path)
+    result = fibnim(
+        "classify", "dataset", "-o", "out", "--game", "nim", "--columns", "*", cwd=tmp_path
+    )
     assert result.returncode == 1
     assert "9223372036854775813 is above 2**63 - 1" in result.stderr, result.stderr
     (tmp_path / "dataset" / "part-1.parquet").unlink()
-    result = fibnim("classify", "dataset", "-o", "out", "--game", "nim", cwd=tmp_path)
+    result = fibnim(
+        "classify", "dataset", "-o", "out", "--game", "nim", "--columns", "*", cwd=tmp_path
+    )
     assert result.returncode == 0, result.stderr
     frame = pq.read_table(tmp_path / "out").to_pandas()
     assert frame["x"].tolist() == [2**53 + 1, 3] and frame["is_p"].tolist() == [False, False]

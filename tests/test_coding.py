@@ -620,7 +620,7 @@ def test_the_commands_round_trip_files_and_pipes(tmp_path):
     unpacked = run_fibnim("unpack", "ids.fnc", "-o", "back.npy", cwd=tmp_path)
     assert unpacked.returncode == 0, unpacked.stderr
     back = np.load(tmp_path / "back.npy")
-    assert back.dtype == np.uint64 and np.array_equal(back, values)
+    assert back.dtype == np.int64 and np.array_equal(back, values)  # the dtype packed from
     with open(tmp_path / "ids.fnc", "rb") as file:
         assert np.array_equal(coding.read(file), values)  # the file is write()'s format
     # - is stdin and stdout, through a pipe
@@ -630,7 +630,8 @@ def test_the_commands_round_trip_files_and_pipes(tmp_path):
         shell=True, cwd=tmp_path, env=subprocess_env(), capture_output=True, text=True,
     )  # fmt: skip
     assert piped.returncode == 0, piped.stderr
-    assert np.array_equal(np.load(tmp_path / "piped.npy"), values)
+    piped_back = np.load(tmp_path / "piped.npy")
+    assert piped_back.dtype == np.int64 and np.array_equal(piped_back, values)
 
 
 def test_the_commands_refuse_and_leave_nothing_behind(tmp_path):
@@ -691,3 +692,127 @@ def test_an_interrupted_pack_leaves_the_old_output(tmp_path, name):
     assert f"stopped by {name}" in err.decode()
     assert [p.name for p in tmp_path.iterdir()] == ["out.fnc"]
     assert (tmp_path / "out.fnc").read_bytes() == b"old"
+
+
+# --- coded files a user can live with -------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", ["int64", "uint64", "int32", "uint16", ">i8"])
+def test_a_file_gives_back_the_dtype_it_was_packed_from(tmp_path, dtype):
+    # unpack always gave uint64: int64 ids came back uint64
+    values = np.array([3, 5, 9, 600], dtype=dtype)
+    coding.write(tmp_path / "v.fnc", values, delta=True)
+    back = coding.read(tmp_path / "v.fnc")
+    assert back.dtype == np.dtype(dtype).newbyteorder("=") and (back == values).all()
+    with pytest.raises(OverflowError, match=r"values\[3\] = 600 does not fit uint8"):
+        coding.read(tmp_path / "v.fnc", dtype=np.uint8)
+    assert coding.read(tmp_path / "v.fnc", dtype="int16").dtype == np.int16
+
+
+def test_a_file_of_format_version_1_reads_as_uint64(tmp_path):
+    file = io.BytesIO()
+    coding.write(file, np.array([1, 2, 3], dtype=np.int64))
+    data = bytearray(file.getvalue())
+    count = 3
+    data[8:24] = struct.pack("<HHIQ", 1, 0, coding._header_crc(1, 0, count), count)
+    back = coding.read(io.BytesIO(bytes(data)))
+    assert back.dtype == np.uint64 and back.tolist() == [1, 2, 3]
+
+
+def test_read_blocks_is_public_and_reads_a_block_at_a_time():
+    file = io.BytesIO()
+    coding.write(file, np.arange(1, coding.BLOCK + 11))
+    file.seek(0)
+    head = coding.read_header(file)
+    assert "read_blocks" in coding.__all__ and "read_header" in coding.__all__
+    blocks = list(coding.read_blocks(file, head.count, head.delta))
+    assert [len(b) for b in blocks] == [coding.BLOCK, 10]
+    assert np.concatenate(blocks).tolist() == list(range(1, coding.BLOCK + 11))
+
+
+def _damaged_file(flips: list[int]) -> tuple[bytes, np.ndarray]:
+    values = np.arange(1, 3 * coding.BLOCK + 1001, dtype=np.int64)
+    file = io.BytesIO()
+    coding.write(file, values)
+    data = bytearray(file.getvalue())
+    for at in flips:
+        data[at] ^= 0x10
+    return bytes(data), values
+
+
+def _block_starts(data: bytes) -> list[int]:
+    starts, at = [], 24
+    while at < len(data):
+        starts.append(at)
+        bits = struct.unpack_from("<Q", data, at + 8)[0]
+        at += 16 + (bits + 7) // 8
+    return starts
+
+
+def test_salvage_decodes_every_undamaged_block_and_names_the_damaged_ones():
+    # one damaged block lost the whole file, though blocks decode alone
+    clean, values = _damaged_file([])
+    starts = _block_starts(clean)
+    data, _ = _damaged_file([starts[1] + 100, starts[3] + 50])
+    with pytest.raises(ValueError, match=r"block 1 .* is damaged"):
+        coding.read(io.BytesIO(data))
+    found = coding.read(io.BytesIO(data), salvage=True)
+    kept = np.r_[values[: coding.BLOCK], values[2 * coding.BLOCK : 3 * coding.BLOCK]]
+    assert found.values.dtype == np.int64 and (found.values == kept).all()
+    assert found.damaged == [
+        coding.Damage(1, starts[1], starts[2], coding.BLOCK, coding.BLOCK),
+        coding.Damage(3, starts[3], len(data), 1000, 3 * coding.BLOCK),
+    ]
+    # a block whose own header is damaged: found again from the next whole block
+    data, _ = _damaged_file([starts[1] + 9])
+    found = coding.read(io.BytesIO(data), salvage=True)
+    assert len(found.values) == len(values) - coding.BLOCK
+    assert [(d.block, d.start, d.end, d.lost) for d in found.damaged] == [
+        (1, starts[1], starts[2], coding.BLOCK)
+    ]
+    # cut short
+    found = coding.read(io.BytesIO(clean[:-40]), salvage=True)
+    assert len(found.values) == 3 * coding.BLOCK
+    assert found.damaged == [coding.Damage(3, starts[3], len(clean) - 40, 1000, 3 * coding.BLOCK)]
+
+
+def test_unpack_salvage_writes_what_is_left_and_names_the_loss(tmp_path):
+    from _support import run_fibnim
+
+    clean, values = _damaged_file([])
+    data, _ = _damaged_file([_block_starts(clean)[2] + 100])
+    (tmp_path / "bad.fnc").write_bytes(data)
+    refused = run_fibnim("unpack", "bad.fnc", "-o", "all.npy", cwd=tmp_path)
+    assert refused.returncode == 1 and "block 2" in refused.stderr
+    assert not (tmp_path / "all.npy").exists()
+    done = run_fibnim("unpack", "bad.fnc", "-o", "kept.npy", "--salvage", "-q", cwd=tmp_path)
+    assert done.returncode == 1, done.stderr
+    assert "block 2 (bytes" in done.stderr and f"{coding.BLOCK:,} values lost" in done.stderr
+    kept = np.load(tmp_path / "kept.npy")
+    assert kept.dtype == np.int64
+    assert (kept == np.r_[values[: 2 * coding.BLOCK], values[3 * coding.BLOCK :]]).all()
+
+
+def test_unpack_writes_npy_or_one_value_a_line_and_refuses_other_suffixes(tmp_path):
+    from _support import run_fibnim
+
+    np.save(tmp_path / "ids.npy", np.array([3, 5, 9], dtype=np.int32))
+    assert run_fibnim("pack", "ids.npy", "-o", "ids.fnc", "-q", cwd=tmp_path).returncode == 0
+    for name in ("out.csv", "out.parquet", "out"):  # .npy bytes went into out.csv
+        refused = run_fibnim("unpack", "ids.fnc", "-o", name, cwd=tmp_path)
+        if name == "out.csv":
+            assert refused.returncode == 0, refused.stderr
+            assert (tmp_path / name).read_text() == "value\n3\n5\n9\n"
+        else:
+            assert refused.returncode == 2 and "unpack writes .npy" in refused.stderr
+            assert not (tmp_path / name).exists()
+    assert run_fibnim("unpack", "ids.fnc", "-o", "out.txt", cwd=tmp_path).returncode == 0
+    assert (tmp_path / "out.txt").read_text() == "3\n5\n9\n"
+    assert run_fibnim("unpack", "ids.fnc", "-o", "back.npy", cwd=tmp_path).returncode == 0
+    assert np.load(tmp_path / "back.npy").dtype == np.int32
+    wide = run_fibnim("unpack", "ids.fnc", "-o", "wide.npy", "--dtype", "uint64", cwd=tmp_path)
+    assert wide.returncode == 0 and np.load(tmp_path / "wide.npy").dtype == np.uint64
+    narrow = run_fibnim("unpack", "ids.fnc", "-o", "n.npy", "--dtype", "int8", cwd=tmp_path)
+    assert narrow.returncode == 0
+    bad = run_fibnim("unpack", "ids.fnc", "-o", "f.npy", "--dtype", "float64", cwd=tmp_path)
+    assert bad.returncode == 2 and "not an integer dtype" in bad.stderr

@@ -120,10 +120,42 @@ def test_without_columns_an_id_is_refused_where_the_count_does_not_fit(tmp_path,
     assert "its columns are game_id, x, y: choose the piles with --columns" in err
 
 
-def test_without_columns_the_summary_names_the_piles(tmp_path, run):
+@pytest.mark.parametrize("game", ["nim", "power-nim", "global-fibonacci-nim"])
+@pytest.mark.parametrize("suffix", [".csv", ".parquet"])
+def test_no_column_becomes_a_pile_unless_named(tmp_path, run, game, suffix):
+    # nim's "winning move" once reduced game_id 1000003393869 to 800266
+    frame = games_frame()[["game_id", "x", "y", "z"]]
+    frame["game_id"] = 1000003393869 + np.arange(len(frame))
+    getattr(frame, f"to_{suffix[1:]}")(tmp_path / f"in{suffix}", index=False)
+    status, err = run(f"in{suffix}", "-o", "out.csv", "--game", game, "-q")
+    assert status == 1 and not (tmp_path / "out.csv").exists()
+    assert f"{game} takes any number of piles, and no column is taken for a pile" in err
+    assert "its columns are game_id, x, y, z: name the piles with --columns [...]" in err
+    assert "or say --columns '*' for every column" in err
+    with pytest.raises(ValueError, match="its columns are game_id, x, y, z: name the piles"):
+        classify(frame, game)
+    small = frame.assign(game_id=np.arange(len(frame)) % 7)  # a pile now: small enough
+    getattr(small, f"to_{suffix[1:]}")(tmp_path / f"small{suffix}", index=False)
+    status, err = run(f"small{suffix}", "-o", "every.csv", "--game", game, "--columns", "*")
+    assert status == 0, err
+    written = pd.read_csv(tmp_path / "every.csv")
+    assert list(written.columns)[:5] == ["game_id", "x", "y", "z", "is_p"]
+    assert "move_4" in written.columns  # the id was a pile, as asked
+    every = classify(small, game, columns="*")
+    assert list(every.columns)[-5:] == ["is_p", "move_1", "move_2", "move_3", "move_4"]
+
+
+def test_without_columns_a_headerless_file_is_all_piles(tmp_path, run):
+    np.savetxt(tmp_path / "in.csv", games_frame()[["x", "y", "z"]], fmt="%d", delimiter=",")
+    status, err = run("in.csv", "-o", "out.csv", "--game", "nim")
+    assert status == 0, err
+    assert err.startswith("nim: 60 positions (piles pile_1, pile_2, pile_3): ")
+
+
+def test_the_summary_names_the_piles(tmp_path, run):
     frame = games_frame()[["x", "y", "z"]]
     frame.to_csv(tmp_path / "in.csv", index=False)
-    status, err = run("in.csv", "-o", "out.csv", "--game", "nim")
+    status, err = run("in.csv", "-o", "out.csv", "--game", "nim", "--columns", "*")
     assert status == 0, err
     assert err.startswith("nim: 60 positions (piles x, y, z): ")
     # with the data on stdout, the JSON summary goes to stderr
@@ -273,7 +305,7 @@ def test_classify_columns_errors():
         classify(frame, "wythoff", columns=["x", "w"])
     with pytest.raises(ValueError, match="names a column twice"):
         classify(frame, "wythoff", columns=["x", "x"])
-    with pytest.raises(TypeError, match="a list of columns, not 'x'"):
+    with pytest.raises(TypeError, match=r"a list of columns \(or '\*'\), not 'x'"):
         classify(frame, "fibonacci-nim", columns="x")
     with pytest.raises(ValueError, match="a column named 'is_p'"):
         classify(frame.rename(columns={"note": "is_p"}), "wythoff", columns=["x", "y"])
@@ -352,3 +384,73 @@ def test_a_file_that_pyarrow_hands_over_midway_keeps_its_columns_types(
         out = pd.read_csv(tmp_path / output, true_values=["P"], false_values=["N"])
     assert out["id"].tolist() == ids and out[["x", "y"]].to_numpy().tolist() == piles.tolist()
     assert (out["is_p"] == (expected[:, 0] == 1)).all()
+
+
+def _tables():
+    """The same games as every kind of table classify takes, by name."""
+    frame = games_frame()[["game_id", "x", "y", "z"]]
+    tables = {"pandas": frame, "pyarrow": pa.Table.from_pandas(frame, preserve_index=False)}
+    tables["RecordBatch"] = tables["pyarrow"].to_batches()[0]
+    polars = pytest.importorskip("polars")
+    tables["polars"] = polars.from_pandas(frame)
+    tables["LazyFrame"] = tables["polars"].lazy()
+    return frame, tables
+
+
+@pytest.mark.parametrize("kind", ["pandas", "pyarrow", "RecordBatch", "polars", "LazyFrame"])
+def test_every_kind_of_table_comes_back_as_it_went_in(kind):
+    # a pyarrow Table and a polars DataFrame came back as bare arrays
+    frame, tables = _tables()
+    table = tables[kind]
+    result = classify(table, "nim", columns=["x", "y", "z"])
+    assert type(result) is type(table)
+    back = result.collect() if kind == "LazyFrame" else result
+    columns = back.column_names if kind in ("pyarrow", "RecordBatch") else list(back.columns)
+    assert columns == ["game_id", "x", "y", "z", "is_p", "move_1", "move_2", "move_3"]
+    answers = pd.DataFrame(
+        {name: (back[name].to_pylist() if kind in ("pyarrow", "RecordBatch") else list(back[name]))
+         for name in columns}
+    )  # fmt: skip
+    expected = classify(frame[["x", "y", "z"]].to_numpy(), "nim")
+    assert (answers["game_id"] == frame["game_id"]).all()
+    assert answers["is_p"].tolist() == (expected[:, 0] == 1).tolist()
+    for j in range(3):
+        want = [None if t < 0 else t for t in expected[:, 1 + j]]
+        got = [None if pd.isna(t) else int(t) for t in answers[f"move_{j + 1}"]]
+        assert got == want
+    with pytest.raises(ValueError, match="its columns are game_id, x, y, z: name the piles"):
+        classify(table, "nim")
+    with pytest.raises(ValueError, match="no column 'w'"):
+        classify(table, "nim", columns=["x", "w"])
+
+
+def test_a_table_keeps_its_buffers_and_its_nulls():
+    table = pa.table(
+        {"id": pa.array(["a", "b", "c"]), "x": pa.array([3, None, 2**63 - 1], pa.int64()),
+         "y": pa.array([5, 4, 0], pa.uint64())}
+    )  # fmt: skip
+    result = classify(table, "wythoff", columns=["x", "y"])
+    assert result.column("id").chunks[0].buffers()[2].address == (
+        table.column("id").chunks[0].buffers()[2].address
+    )  # the other columns are not copied
+    assert result.column("is_p").to_pylist()[:2] == [True, None]  # a null pile: null answers
+    assert result.column("move_1").to_pylist()[1] is None
+    too_big = pa.table(
+        {"x": pa.array([1, 2**63], pa.uint64()), "y": pa.array([1, 1], pa.uint64())}
+    )
+    with pytest.raises(OverflowError, match=r"positions\[1, 0\] = 9223372036854775808"):
+        classify(too_big, "wythoff")
+    with pytest.raises(TypeError, match="column 'x' \\(pile 0\\) holds"):
+        classify(pa.table({"x": [1.5], "y": [2]}), "wythoff")
+
+
+def test_a_dask_frame_stays_lazy_with_its_divisions():
+    dd = pytest.importorskip("dask.dataframe")
+    frame = games_frame()[["x", "y"]].assign(game_id=np.arange(60) * 10**12)
+    lazy = dd.from_pandas(frame, npartitions=4)
+    result = classify(lazy, "wythoff", columns=["x", "y"])
+    assert type(result).__name__ == "DataFrame" and result.known_divisions
+    assert result.divisions == lazy.divisions
+    pd.testing.assert_frame_equal(result.compute(), classify(frame, "wythoff", columns=["x", "y"]))
+    with pytest.raises(ValueError, match="its columns are x, y, game_id: choose the piles"):
+        classify(lazy, "wythoff")

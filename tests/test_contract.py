@@ -382,7 +382,7 @@ def test_a_coded_files_counts_and_lengths_are_held_to_its_bytes(tmp_path):
             coding.read(path)
     for count in (10**12, 2**64 - 1):
         lying = bytearray(data)
-        lying[8:24] = struct.pack("<HHIQ", 1, 0, coding._header_crc(0, count), count)
+        lying[8:24] = struct.pack("<HHIQ", 1, 0, coding._header_crc(1, 0, count), count)
         with pytest.raises(ValueError, match=r"the header's count .* more values than"):
             coding.read(io.BytesIO(bytes(lying)))
         path.write_bytes(bytes(lying))

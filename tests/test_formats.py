@@ -136,7 +136,9 @@ def test_both_text_paths_write_the_same_bytes(tmp_path, monkeypatch, game, files
         monkeypatch.setenv("FIBNIM_NO_ARROW", no_arrow)
         for suffix in (".csv", ".tsv"):
             target = f"out{no_arrow}{suffix}"
-            status, err = files("in.csv", "-o", target, "--game", game, "--chunk", "30000")
+            status, err = files(
+                "in.csv", "-o", target, "--game", game, "--chunk", "30000", "--columns", "*"
+            )
             assert status == 0, err
             outputs.append((tmp_path / f"out{no_arrow}{suffix}").read_bytes())
     assert outputs[0] == outputs[2] and outputs[1] == outputs[3]
@@ -212,11 +214,11 @@ def test_parquet_columns_of_mixed_integer_types_are_read_exactly(tmp_path, big, 
         }
     )
     pq.write_table(table, tmp_path / "in.parquet")
-    status, err = files("in.parquet", "-o", "out.npy", "--game", "nim")
+    status, err = files("in.parquet", "-o", "out.npy", "--game", "nim", "--columns", "*")
     assert status == 0, err
     piles = np.array([[big, big - 1, 3], [5, 9, 250]], dtype=np.int64)
     assert np.array_equal(np.load(tmp_path / "out.npy"), classify(piles, "nim"))
-    status, err = files("in.parquet", "-o", "out.csv", "--game", "nim")
+    status, err = files("in.parquet", "-o", "out.csv", "--game", "nim", "--columns", "*")
     assert status == 0, err
     assert (tmp_path / "out.csv").read_text().splitlines()[1].startswith(f"{big},{big - 1},3,")
 
@@ -224,7 +226,7 @@ def test_parquet_columns_of_mixed_integer_types_are_read_exactly(tmp_path, big, 
 def test_a_parquet_value_past_int64_is_named_with_its_true_value(tmp_path, files):
     table = pa.table({"x": pa.array([3, 2**63 + 5], pa.uint64()), "y": pa.array([1, 2])})
     pq.write_table(table, tmp_path / "in.parquet")
-    status, err = files("in.parquet", "-o", "out.npy", "--game", "nim")
+    status, err = files("in.parquet", "-o", "out.npy", "--game", "nim", "--columns", "*")
     assert status == 1
     assert (
         err.strip()
@@ -314,7 +316,9 @@ def test_parquet_text_that_needs_quotes_reaches_csv_and_tsv_as_it_was(tmp_path):
 
 
 @pytest.mark.parametrize("no_arrow", ["", "1"])
-def test_csv_to_parquet_keeps_the_types_of_the_other_columns(tmp_path, monkeypatch, no_arrow, files):
+def test_csv_to_parquet_keeps_the_types_of_the_other_columns(
+    tmp_path, monkeypatch, no_arrow, files
+):
     # they all came out as text, so a join on an int64 id failed
     monkeypatch.setenv("FIBNIM_NO_ARROW", no_arrow)  # fibnim's own CSV reader, or pyarrow's
     big = "99999999999999999999"  # beyond int64: kept as its digits, never a rounded float
@@ -351,3 +355,64 @@ def test_a_later_field_not_of_its_columns_type_is_named(tmp_path, monkeypatch, n
     assert status == 1
     assert f"in.csv: row {rows - 1}, column 'game_id': '7.5' is not int64" in err
     assert not (tmp_path / "out.parquet").exists()
+
+
+def _notes(alphabet: str, n: int = 3000) -> list[str]:
+    rng = np.random.default_rng(7)
+    letters = np.array(list(alphabet))
+    return ["".join(rng.choice(letters, size=rng.integers(0, 6))) for _ in range(n)]
+
+
+def _read_back(path, separator: str) -> list[list[str]]:
+    """The note column as pandas, polars and pyarrow read it."""
+    pd = pytest.importorskip("pandas")
+    polars = pytest.importorskip("polars")
+    arrow = pa.csv.read_csv(
+        path,
+        parse_options=pa.csv.ParseOptions(delimiter=separator, newlines_in_values=True),
+        convert_options=pa.csv.ConvertOptions(
+            column_types={"note": pa.string()}, strings_can_be_null=False
+        ),
+    )
+    return [
+        pd.read_csv(path, sep=separator, keep_default_na=False, dtype={"note": str})[
+            "note"
+        ].tolist(),
+        polars.read_csv(path, separator=separator)["note"].fill_null("").to_list(),
+        arrow["note"].to_pylist(),
+    ]
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".tsv"])
+def test_text_that_needs_quotes_is_read_back_exactly(tmp_path, suffix, files):
+    # every character a CSV or TSV field must quote, CR alone included (which
+    # Python's csv module leaves bare, and its own reader then takes for a line's end)
+    pd = pytest.importorskip("pandas")
+    notes = _notes('ab ,\t"\r\né')
+    notes[:4] = ["with, comma", 'a "q"', "lone\rcr", "line\nbreak"]
+    frame = pd.DataFrame({"id": range(len(notes)), "x": 3, "y": 5, "note": notes})
+    frame.to_parquet(tmp_path / "in.parquet")
+    status, err = files(
+        "in.parquet", "-o", f"out{suffix}", "--game", "wythoff", "--columns", "x,y"
+    )
+    assert status == 0, err
+    for column in _read_back(tmp_path / f"out{suffix}", "\t" if suffix == ".tsv" else ","):
+        assert column == notes
+
+
+def test_both_writers_quote_csv_text_alike(tmp_path, monkeypatch, files):
+    notes = _notes('ab ,\t"é')
+    notes[:2] = ["with, comma", 'a "q"']
+    quoted = ['"' + n.replace('"', '""') + '"' if set(n) & set(',"') else n for n in notes]
+    rows = "".join(f"{i},3,5,{q}\n" for i, q in enumerate(quoted))
+    (tmp_path / "in.csv").write_text("id,x,y,note\n" + rows)
+    outputs = []
+    for no_arrow in ("", "1"):
+        monkeypatch.setenv("FIBNIM_NO_ARROW", no_arrow)
+        status, err = files("in.csv", "-o", f"out{no_arrow}.csv", "--game", "wythoff",
+                            "--columns", "x,y", "--chunk", "700")  # fmt: skip
+        assert status == 0, err
+        outputs.append((tmp_path / f"out{no_arrow}.csv").read_bytes())
+    assert outputs[0] == outputs[1]
+    for column in _read_back(tmp_path / "out.csv", ","):
+        assert column == notes

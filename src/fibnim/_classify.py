@@ -27,7 +27,7 @@ from typing import Any, Literal, Protocol, overload
 import numpy as np
 from numpy.typing import NDArray
 
-from fibnim import _backend, _dask, _labelled, _stop, fibonacci_nim, solvers
+from fibnim import _backend, _dask, _frames, _labelled, _stop, fibonacci_nim, solvers
 from fibnim._apply import CHUNK, INT64_MAX, UINT64_MAX, overlap, result_array
 from fibnim._checks import NONNEGATIVE, Bound, check_chunk, check_int, integers, one_int
 
@@ -57,6 +57,9 @@ class DataArray(Protocol):
     def coords(self) -> Any: ...
 
 
+#: columns= (and --columns) that takes every column for a pile, said outright
+EVERY_COLUMN = "*"
+
 _PILE = Bound(INT64_MAX, OverflowError, "is above 2**63 - 1 (classify answers in int64)")
 
 __all__ = ["GAMES", "Game", "classify", "random_positions"]
@@ -85,6 +88,26 @@ class Game:
     bounded: bool
     unbounded_means: str
     kernel: Callable[[NDArray[Any], int | None], Run]
+
+    def check_named(self, names: Sequence[Any], where: str, option: str) -> None:
+        """An input with columns of its own names whose piles were not chosen:
+        a game of any number of piles takes none of them for a pile unless
+        named (an id column would be a pile, silently: "every column" is said
+        with `option` '*'); a game of fixed piles takes exactly that many
+        columns. ValueError, listing the columns and how to choose."""
+        listing = ", ".join(map(str, names))
+        if self.piles is None:
+            raise ValueError(
+                f"{where}: {self.name} takes any number of piles, and no column is taken for a "
+                f"pile unless named; its columns are {listing}: name the piles with "
+                f"{option}[...], or say {option}'*' for every column"
+            )
+        try:
+            self.check_piles(len(names))
+        except ValueError as error:
+            raise ValueError(
+                f"{where}: {error}; its columns are {listing}: choose the piles with {option}[...]"
+            ) from None
 
     def check_piles(self, k: int) -> None:
         if self.piles is not None and k != self.piles:
@@ -232,11 +255,15 @@ def classify(
         The bound on the next take where the game has one: fibonacci-nim (None
         is the opening bound n - 1), global-fibonacci-nim and power-nim (None:
         no bound).
-    columns : sequence, optional
+    columns : sequence or '*', optional
         The pile columns, where positions has others too (an id, say): labels
-        of a DataFrame's columns, or indices of a 2-d array's. A DataFrame
-        then comes back whole, its other columns kept, with the answers'
-        columns after them; a 2-d array gives the answers of those columns.
+        of a DataFrame's columns, or indices of a 2-d array's; '*' for every
+        column. A DataFrame then comes back whole, its other columns kept,
+        with the answers' columns after them; a 2-d array gives the answers of
+        those columns. A DataFrame without columns= is refused for the games
+        of any number of piles (nim, power-nim, global-fibonacci-nim), since
+        an id column would be taken for a pile, and for the others where its
+        column count is not the game's.
     out : ndarray of int64, shape (N, 1 + k), optional
         Where the result goes (a memory map of an output file, say); it may
         overlap positions.
@@ -277,6 +304,18 @@ def classify(
     array([[ 1, -1, -1],
            [ 0,  4,  7]])
     """
+    if _frames.is_dask_frame(positions):
+        if out is not None:
+            raise TypeError(
+                "classify: out= does not go with a dask DataFrame (the result is lazy)"
+            )
+        return _frames.classify_dask_frame(
+            classify, positions, game, bound, columns, game_named(game)
+        )
+    if _frames.is_table(positions):
+        return _frames.classify_table(
+            classify, positions, game, bound, columns, out, game_named(game)
+        )
     if columns is not None:
         return _classify_columns(positions, game, bound, columns, out)
     if out is None and bound is None and type(positions) is np.ndarray:
@@ -285,16 +324,9 @@ def classify(
             return quick
     if _labelled.library(positions) in _labelled.LIBRARIES:
         if getattr(positions, "columns", None) is not None:
-            _check_frame(positions, game_named(game))
-        if out is not None:
-            return classify(
-                _labelled.values(positions, "classify", "positions"), game, bound, out=out
-            )
-        # a row with a missing pile (NA) gets NA answers (see _labelled.filled)
-        hole = _labelled.union([_labelled.missing(positions)], positions=True)
-        filled = _labelled.filled(positions)
-        result = classify(_labelled.values(filled), game, bound)
-        return _labelled.mark_missing(_labelled.rows(result, filled), hole)
+            # a pandas DataFrame whose piles were not chosen (`Game.check_named`)
+            game_named(game).check_named(list(positions.columns), "classify", "columns=")
+        return _classify_labelled(positions, game, bound, out)
     rules = game_named(game)
     if bound is not None:
         if not rules.bounded:
@@ -339,24 +371,30 @@ def classify(
     return result
 
 
-def _check_frame(frame: Any, rules: Game) -> None:
-    """A DataFrame whose column count does not fit the game: refused, naming
-    its columns (an id column is never taken for a pile)."""
-    try:
-        rules.check_piles(frame.shape[1])
-    except ValueError as error:
-        names = ", ".join(map(str, frame.columns))
-        raise ValueError(
-            f"{error}; its columns are {names}: choose the piles with columns=[...]"
-        ) from None
+def _classify_labelled(positions: Any, game: GameName, bound: int | None, out: Any) -> Any:
+    """classify of a pandas or xarray object (its piles chosen): the answers on
+    its labels; a row with a missing pile (NA) gets NA answers (see
+    _labelled.filled)."""
+    if out is not None:
+        values = _labelled.values(positions, "classify", "positions")
+        return classify(values, game, bound, out=out)
+    hole = _labelled.union([_labelled.missing(positions)], positions=True)
+    filled = _labelled.filled(positions)
+    result = classify(_labelled.values(filled), game, bound)
+    return _labelled.mark_missing(_labelled.rows(result, filled), hole)
 
 
 def _classify_columns(
     positions: Any, game: GameName, bound: int | None, columns: Sequence[Any], out: Any
 ) -> Any:
     """classify(positions, game, bound, columns=columns, out=out)."""
+    if isinstance(columns, str) and columns == EVERY_COLUMN:
+        if hasattr(positions, "columns"):
+            columns = list(positions.columns)
+        elif type(positions) is np.ndarray and positions.ndim == 2:
+            columns = list(range(positions.shape[1]))
     if isinstance(columns, (str, bytes)) or not isinstance(columns, Sequence):
-        raise TypeError(f"classify: columns= is a list of columns, not {columns!r}")
+        raise TypeError(f"classify: columns= is a list of columns (or '*'), not {columns!r}")
     if _labelled.library(positions) == "pandas" and positions.ndim == 2:
         names = list(positions.columns)
         for name in columns:
@@ -365,7 +403,7 @@ def _classify_columns(
                 raise ValueError(f"classify: no column {name!r}; the columns are {listing}")
         if len(set(columns)) < len(columns):
             raise ValueError(f"classify: columns={list(columns)!r} names a column twice")
-        result = classify(positions[list(columns)], game, bound, out=out)
+        result = _classify_labelled(positions[list(columns)], game, bound, out)
         if out is not None:
             return result
         if taken := set(names) & set(result.columns):

@@ -217,7 +217,10 @@ def pile_columns(names: list[str], spec: str, where: str, named: bool = True) ->
     """Where the piles are among an input's columns, from --columns: a
     comma-separated list of column names, or of 0-based column indices (the only
     choice where the columns have no names of their own: a .npy, a CSV without
-    a header). UsageError, listing the columns, for one that is not there."""
+    a header), or '*' for every column. UsageError, listing the columns, for
+    one that is not there."""
+    if spec.strip() == "*":  # every column, said outright
+        return list(range(len(names)))
     items = [item.strip() for item in spec.split(",")]
     listing = f"its columns: {', '.join(names)}" if named else f"it has {len(names)} columns"
     if not all(items):
@@ -963,7 +966,6 @@ class Sink:
         self.kind = kind_of(path)
         self.delimiter = delimiter or ("\t" if self.kind == ".tsv" else ",")
         self.arrow = self.kind in (".csv", ".tsv") and _has_arrow()
-        self.csv: Any = None
         self.columns = columns
         self.pick = pick
         self.piles = len(columns) if pick is None else len(pick)
@@ -1041,10 +1043,12 @@ class Sink:
         result: NDArray[np.int64] | None,
         rows: int,
         kept: Kept = None,
+        text: Any = None,
     ) -> None:
         """The next `rows` rows: positions (their piles), their result (None:
         `put` wrote them already) and, where --columns chose the piles, the
-        input's columns (`Kept`), which the output repeats."""
+        input's columns (`Kept`), which the output repeats. CSV or TSV: `text`,
+        the rows as `text()` made them (on the chunk's own thread), if made."""
         if result is None:
             self.written += rows
             return
@@ -1064,32 +1068,8 @@ class Sink:
             self.pending_rows += len(table)
             if self.pending_rows >= ROW_GROUP:
                 self._flush_rows(last=False)
-        elif kept is not None:
-            self._write_kept(kept, result)
-        elif self.arrow:
-            import pyarrow.csv as pacsv
-
-            table = self._table(result, self._inputs(positions, None))
-            if self.csv is None:
-                options = pacsv.WriteOptions(
-                    include_header=False, delimiter=self.delimiter, quoting_style="none"
-                )
-                self.csv = pacsv.CSVWriter(self.stream, table.schema, write_options=options)
-            self.csv.write_table(table)
         else:
-            # One format for the whole chunk: the outcome as a character code
-            # (%c), and then a P-position's moves, all -1 (and only theirs:
-            # piles and an N-position's moves are >= 0), as empty cells.
-            m, k = positions.shape
-            cells = np.empty((m, 1 + 2 * k), dtype=np.int64)
-            cells[:, :k] = positions
-            cells[:, k] = np.where(result[:, 0] == 1, ord("P"), ord("N"))
-            cells[:, k + 1 :] = result[:, 1:]
-            d = self.delimiter
-            line = d.join(["%d"] * k + ["%c"] + ["%d"] * k) + "\n"
-            text = (line * m) % tuple(cells.ravel().tolist())
-            text = text.replace(f"{d}P{f'{d}-1' * k}\n", f"{d}P{d * k}\n")
-            self.stream.write(text.encode())
+            self.stream.write(text if text is not None else self.text(positions, result, kept))
         self.written += len(result)
 
     def _flush_rows(self, last: bool) -> None:
@@ -1105,33 +1085,43 @@ class Sink:
         rest = table.slice(whole)
         self.pending, self.pending_rows = ([rest] if len(rest) else []), len(rest)
 
-    def _write_kept(self, kept: list[Any], result: NDArray[np.int64]) -> None:
-        """CSV/TSV rows where --columns chose the piles: the input's columns as
-        they came, then is_p and the moves; quoted where a field needs it (as
-        Python's csv module quotes), so that both paths write the same bytes.
-        By pyarrow where no field of the chunk needs quotes."""
+    def text(self, positions: NDArray[Any], result: NDArray[np.int64], kept: Kept) -> Any:
+        """The rows of a CSV or TSV as bytes: the input's columns (the piles,
+        or every column where --columns chose the piles), then is_p (P or N)
+        and the moves (an empty cell where there is none). A field that holds
+        the delimiter, a quote or a line break is quoted (RFC 4180), alike on
+        both paths. Safe from any thread: classify's tasks make their own."""
+        if self.arrow:
+            if kept is not None:
+                self._check_flat(kept)
+            return _csv_lines(self._table(result, self._inputs(positions, kept)), self.delimiter)
+        d = self.delimiter
+        if kept is None:
+            # One format for the whole chunk: the outcome as a character code
+            # (%c), and then a P-position's moves, all -1 (and only theirs:
+            # piles and an N-position's moves are >= 0), as empty cells.
+            m, k = positions.shape
+            cells = np.empty((m, 1 + 2 * k), dtype=np.int64)
+            cells[:, :k] = positions
+            cells[:, k] = np.where(result[:, 0] == 1, ord("P"), ord("N"))
+            cells[:, k + 1 :] = result[:, 1:]
+            line = d.join(["%d"] * k + ["%c"] + ["%d"] * k) + "\n"
+            text = (line * m) % tuple(cells.ravel().tolist())
+            return text.replace(f"{d}P{f'{d}-1' * k}\n", f"{d}P{d * k}\n").encode()
         self._check_flat(kept)
-        if self.arrow and not any(map(self._needs_quotes, kept)):
-            import pyarrow as pa
-            import pyarrow.csv as pacsv
+        special = re.compile(f'[{re.escape(d)}"\r\n]')
 
-            table = self._table(result, self._inputs(None, kept))
-            buffer = pa.BufferOutputStream()
-            options = pacsv.WriteOptions(
-                include_header=False, delimiter=self.delimiter, quoting_style="none"
-            )
-            pacsv.write_csv(table, buffer, write_options=options)
-            self.stream.write(buffer.getvalue().to_pybytes())
-            return
-        text = io.StringIO()
-        writer = csv.writer(text, delimiter=self.delimiter, lineterminator="\n")
+        def field(value: Any) -> str:
+            text = "" if value is None else str(value)
+            return f'"{text.replace(chr(34), 2 * chr(34))}"' if special.search(text) else text
+
         inputs = [c.to_pylist() if hasattr(c, "to_pylist") else c.tolist() for c in kept]
         outcome = np.where(result[:, 0] == 1, "P", "N").tolist()
-        moves = result[:, 1:].tolist()
-        for i, targets in enumerate(moves):
-            answers = [outcome[i], *("" if t < 0 else t for t in targets)]
-            writer.writerow([*(column[i] for column in inputs), *answers])
-        self.stream.write(text.getvalue().encode())
+        lines = []
+        for i, targets in enumerate(result[:, 1:].tolist()):
+            answers = [outcome[i], *("" if t < 0 else str(t) for t in targets)]
+            lines.append(d.join([*(field(c[i]) for c in inputs), *answers]) + "\n")
+        return "".join(lines).encode()
 
     def _check_flat(self, kept: list[Any]) -> None:
         """A column that CSV cannot hold (a list, a struct, a map) refused, naming
@@ -1145,21 +1135,6 @@ class Sink:
                     f"{self.source}: column {name!r} holds {kind}, which {self.path} (CSV or "
                     "TSV) cannot hold; write parquet, or drop the column first"
                 )
-
-    def _needs_quotes(self, column: Any) -> bool:
-        """Whether a text column has a field that a CSV writer must quote."""
-        import pyarrow as pa
-        import pyarrow.compute as pc
-
-        column = _arrow_column(column)
-        if pa.types.is_dictionary(column.type):  # a pandas category: its words
-            column = column.dictionary
-        kind = column.type
-        text = pa.types.is_string(kind) or pa.types.is_large_string(kind)
-        if not (text or pa.types.is_string_view(kind)) or not len(column):
-            return False
-        special = f'[{re.escape(self.delimiter)}"\r\n]'
-        return bool(pc.any(pc.match_substring_regex(column, special)).as_py())
 
     def _typed(self, inputs: list[Any]) -> list[Any]:
         """The passed-through columns of a CSV or TSV input as parquet holds them:
@@ -1246,8 +1221,6 @@ class Sink:
         if self.parquet is not None:
             self._flush_rows(last=True)
             self.parquet.close()
-        if self.csv is not None:
-            self.csv.close()
         if self.rows is not None and self.written != self.rows:
             raise DataError(f"{self.path}: {self.written} rows written, {self.rows} expected")
         if self.kind == ".npy" and self.rows is None:  # now the length is known
@@ -1261,23 +1234,124 @@ class Sink:
                 self.stream.close()
 
     def abort(self) -> None:
-        # pyarrow's writers, left open, would finish the file from their
-        # finalizers, into the closed stream, and print that failure on stderr:
+        # pyarrow's writer, left open, would finish the file from its
+        # finalizer, into the closed stream, and print that failure on stderr:
         # closed here, into the file about to be dropped (a failure, from a full
         # disk say, is left unsaid: the run already has its error)
-        for name in ("parquet", "csv"):
-            writer = getattr(self, name)
-            if writer is not None:
-                with contextlib.suppress(Exception):
-                    writer.close()
-                if hasattr(writer, "is_open"):
-                    writer.is_open = False  # a ParquetWriter whose close failed
-            setattr(self, name, None)
+        if self.parquet is not None:
+            with contextlib.suppress(Exception):
+                self.parquet.close()
+            self.parquet.is_open = False  # a ParquetWriter whose close failed
+            self.parquet = None
         if self.atomic is not None:
             self.atomic.abort()
         elif self.path != "-":
             with contextlib.suppress(OSError):
                 self.stream.close()
+
+
+def _csv_lines(table: Any, delimiter: str) -> Any:
+    """An Arrow table's rows as CSV lines, each field as pyarrow's CSV writer
+    renders it (null as an empty field), and a field that holds the delimiter,
+    a quote or a line break (CR too) quoted with its quotes doubled (RFC 4180;
+    Python's csv module leaves a lone CR bare, which its own reader then takes
+    for a line's end).
+
+    pyarrow's writer quotes every text field or none, so it writes the columns
+    that need no quotes, and one `take` puts the quoted columns in between its
+    fields, between quote marks where they need them. A Python loop over the
+    rows took 2.5-5x the time of unquoted text; Arrow's casts of every column
+    to text and its joins, 2x."""
+    import pyarrow as pa
+
+    special = [_special_bytes(column, delimiter) for column in table.columns]
+    quoted = [j for j, found in enumerate(special) if found]
+    plain = table.select([j for j in range(table.num_columns) if not special[j]])
+    written = _arrow_csv(plain, delimiter)
+    if not quoted or not len(table):
+        return written
+    # The plain fields hold no delimiter and no line break: a scan of the
+    # bytes finds each field's end (its delimiter, or its line's end), and so
+    # where each quoted column goes.
+    data = np.frombuffer(written, dtype=np.uint8)
+    m, q = len(table), len(quoted)
+    ends = np.flatnonzero((data == ord(delimiter)) | (data == 10)).reshape(m, plain.num_columns)
+    cuts = np.empty((m, q + 1), dtype=np.int64)
+    cuts[0, 0], cuts[1:, 0] = 0, ends[:-1, -1] + 1
+    for t, j in enumerate(quoted):  # j - t: the plain field the column goes before
+        cuts[:, t + 1] = cuts[:, 0] if j == t else ends[:, j - t - 1] + 1
+    texts = [table.column(j).combine_chunks() for j in quoted]
+    large = len(data) + sum(text.nbytes for text in texts) >= 2**31  # int32 offsets or int64
+    kind = pa.large_string() if large else pa.string()
+    offsets = np.append(cuts.ravel(), len(data)).astype(np.int64 if large else np.int32)
+    segments = pa.Array.from_buffers(kind, m * (q + 1), [None, pa.py_buffer(offsets), written])
+    # each line: its first segment, then per quoted column a mark (a quote or
+    # nothing), the field, the mark, a delimiter and the next segment
+    index = np.empty((m, 5 * q + 1), dtype=np.int64)
+    index[:, 0] = np.arange(m) * (q + 1)
+    marks = m * (q + 1) + m * q  # where the quote, nothing and the delimiter are
+    for t, j in enumerate(quoted):
+        text = texts[t] if texts[t].type == kind else texts[t].cast(kind)
+        if text.null_count:  # an empty field
+            text = text.fill_null("")
+        bounds = np.frombuffer(text.buffers()[1], dtype=offsets.dtype)[text.offset :][: m + 1]
+        data = np.frombuffer(text.buffers()[2], dtype=np.uint8)[bounds[0] : bounds[-1]]
+        found = np.zeros(len(data), dtype=bool)
+        for character in special[j]:
+            found |= data == ord(character)
+        needs = np.zeros(m, dtype=bool)
+        needs[np.searchsorted(bounds, np.flatnonzero(found) + bounds[0], side="right") - 1] = True
+        if '"' in special[j]:
+            import pyarrow.compute as pc  # only then: its first import takes 0.1-0.2 s
+
+            text = pc.replace_substring(text, '"', '""')
+        texts[t] = text
+        mark = np.where(needs, marks, marks + 1)
+        row = index[:, 5 * t + 1 : 5 * t + 6]
+        row[:, 0] = row[:, 2] = mark
+        row[:, 1] = m * (q + 1) + t * m + np.arange(m)
+        row[:, 3] = marks + 2
+        row[:, 4] = np.arange(m) * (q + 1) + t + 1
+    # the marks made from their buffers: pa.array() of a list loads pandas first
+    bounds = np.array([0, 1, 1, 1 + len(delimiter.encode())], dtype=offsets.dtype)
+    marks_array = pa.Array.from_buffers(
+        kind, 3, [None, pa.py_buffer(bounds), pa.py_buffer(f'"{delimiter}'.encode())]
+    )
+    pieces = pa.concat_arrays([segments, *texts, marks_array])
+    lines = pieces.take(_int64_array(index.ravel()))
+    starts = np.frombuffer(lines.buffers()[1], dtype=offsets.dtype)[lines.offset :]
+    return lines.buffers()[2][starts[0] : starts[len(lines)]]
+
+
+def _arrow_csv(table: Any, delimiter: str) -> Any:
+    """A table's rows as pyarrow's CSV writer writes them, unquoted."""
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    options = pacsv.WriteOptions(include_header=False, delimiter=delimiter, quoting_style="none")
+    buffer = pa.BufferOutputStream()
+    pacsv.write_csv(table, buffer, write_options=options)
+    return buffer.getvalue()
+
+
+def _special_bytes(text: Any, delimiter: str) -> list[str]:
+    """The characters that CSV must quote (the delimiter, a quote, CR, LF) that
+    a text column holds: its bytes searched at memchr's speed."""
+    import pyarrow as pa
+
+    if not (pa.types.is_string(text.type) or pa.types.is_large_string(text.type)):
+        if not pa.types.is_dictionary(text.type) and not pa.types.is_string_view(text.type):
+            return []  # numbers, dates, booleans: no text of their own that needs quotes
+        text = text.cast(pa.large_string())
+    chunks = text.chunks if hasattr(text, "chunks") else [text]
+    found: set[str] = set()
+    for chunk in chunks:
+        if len(chunk):
+            width = np.int64 if pa.types.is_large_string(chunk.type) else np.int32
+            offsets = np.frombuffer(chunk.buffers()[1], dtype=width)[chunk.offset :]
+            data = bytes(memoryview(chunk.buffers()[2])[offsets[0] : offsets[len(chunk)]])
+            found.update(c for c in (delimiter, '"', "\r", "\n") if c.encode() in data)
+    return sorted(found)
 
 
 def _present(column: Any) -> Any:
@@ -1303,7 +1377,10 @@ def _text_type(column: Any) -> Any:
         try:
             pc.cast(present, kind)
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-            if kind == pa.int64() and pc.all(pc.match_substring_regex(present, "^[+-]?[0-9]+$")).as_py():
+            if (
+                kind == pa.int64()
+                and pc.all(pc.match_substring_regex(present, "^[+-]?[0-9]+$")).as_py()
+            ):
                 break  # integers beyond int64: as a float64 they would be rounded
             continue
         return kind

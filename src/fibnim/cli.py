@@ -90,8 +90,10 @@ def _positive(text: str) -> int:
 
 def _delimiter(text: str) -> str:
     text = {"\\t": "\t", "tab": "\t"}.get(text, text)
-    if len(text) != 1 or text in '"\r\n':
-        raise argparse.ArgumentTypeError(f"{text!r} is not one character (\\t or tab for a tab)")
+    if len(text.encode()) != 1 or text in '"\r\n':  # one byte: pyarrow's readers take no more
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not one ASCII character (\\t or tab for a tab)"
+        )
     return text
 
 
@@ -315,6 +317,7 @@ class _Done:
     positions: NDArray[Any] | None = None
     result: NDArray[np.int64] | None = None
     kept: Kept = None  # the input's columns, where --columns chose the piles
+    text: Any = None  # CSV or TSV: the rows as the sink writes them, made on the task's thread
 
 
 _BUFFERS = threading.local()  # each thread's rows in and out, reused chunk after chunk
@@ -343,11 +346,13 @@ def _solve(
     first: int = 0,
     kept: Kept = None,
     pick: list[int] | None = None,
+    render: Callable[..., Any] | None = None,
 ) -> _Done:
     """classify one chunk, rows first.. of the input (its piles, the input's
     columns `pick`); a bad value is a DataError naming the file's row and
     column. A sink that takes rows at their places (`direct`) gets them here,
-    from this thread's buffer, which stays in the cache."""
+    from this thread's buffer, which stays in the cache; `render` (a CSV
+    sink's `text`) makes the chunk's lines here, on the task's thread."""
     direct = sink is not None and sink.direct
     out = _buffer(len(positions), 1 + positions.shape[1]) if direct else None
     began = time.perf_counter()
@@ -361,7 +366,8 @@ def _solve(
     if sink is not None and direct:
         sink.put(first, result)
         return _Done(len(result), p_positions, seconds)
-    return _Done(len(result), p_positions, seconds, positions, result, kept)
+    text = render(positions, result, kept) if render is not None else None
+    return _Done(len(result), p_positions, seconds, positions, result, kept, text)
 
 
 def _random_rows(
@@ -408,8 +414,12 @@ def _tasks(
             stop = min(start + chunk, source.rows)
             yield _npy_rows, (source, start, stop, game, bound, None if dask else sink)
         return
+    # CSV or TSV lines made by the tasks, in parallel, rather than by the one
+    # thread that reads the input and writes the output (not on dask: its
+    # workers have no sink)
+    render = sink.text if sink is not None and sink.kind in (".csv", ".tsv") and not dask else None
     for first, positions, kept in source.chunks(chunk):
-        yield _solve, (positions, game, bound, None, source.name, first, kept, source.pick)
+        yield _solve, (positions, game, bound, None, source.name, first, kept, source.pick, render)
 
 
 class _Signals:
@@ -576,7 +586,7 @@ def _classify(arguments: argparse.Namespace) -> int:
             for done in _in_order(submit, tasks, threads + 1, signals):
                 signals.check()
                 if sink is not None:
-                    sink.write(done.positions, done.result, done.rows, done.kept)
+                    sink.write(done.positions, done.result, done.rows, done.kept, done.text)
                 positions_done += done.rows
                 p_positions += done.p_positions
                 chunks.append((done.rows, done.p_positions, done.seconds))
@@ -598,22 +608,28 @@ def _classify(arguments: argparse.Namespace) -> int:
             bar.close()
         if client is not None:
             client.close()
+    seconds = time.perf_counter() - start
     _summary(
         arguments,
         game=rules.name,
         positions=positions_done,
         p_positions=p_positions,
-        seconds=time.perf_counter() - start,
+        seconds=seconds,
         where=f"dask at {arguments.dask}, {threads} workers" if client else f"{threads} threads",
         piles=piles,
     )
     if plot_kind is not None:
-        _summary_plot(arguments, rules.name, chunks, plot_kind)
+        _summary_plot(arguments, rules.name, chunks, plot_kind, seconds)
     return 0
 
 
 def _sink(arguments: argparse.Namespace, rules: Any, source: Source) -> Sink | None:
     """The output of a run over source, once the source is known to fit the game."""
+    if source.named and source.pick is None and not isinstance(source, _Random):
+        try:
+            rules.check_named(source.columns, source.name, "--columns ")
+        except ValueError as error:
+            raise DataError(str(error)) from None
     try:
         rules.check_piles(len(source.piles))
     except ValueError as error:
@@ -636,10 +652,15 @@ def _sink(arguments: argparse.Namespace, rules: Any, source: Source) -> Sink | N
 
 
 def _summary_plot(
-    arguments: argparse.Namespace, game: GameName, chunks: list[tuple[int, int, float]], kind: str
+    arguments: argparse.Namespace,
+    game: GameName,
+    chunks: list[tuple[int, int, float]],
+    kind: str,
+    seconds: float,
 ) -> None:
     """--summary-plot: each chunk's share of P-positions and throughput (its rows
-    over the seconds its classification took on its thread)."""
+    over the seconds its classification took on its thread, files left out),
+    under a title that gives the whole run's (`seconds`, files included)."""
     from matplotlib.figure import Figure
 
     from fibnim.plot import classify_summary
@@ -651,7 +672,8 @@ def _summary_plot(
         [chunk[1] for chunk in chunks],
         [chunk[2] for chunk in chunks],
         title=f"fibnim classify --game {game}: {sum(rows)} positions, {len(rows)} chunks\n"
-        f"backend {fibnim.backend}, implementation {_backend.implementation()}",
+        f"backend {fibnim.backend}, implementation {_backend.implementation()}; the whole "
+        f"run, files included: {sum(rows) / max(seconds, 1e-9):.3g} positions/s",
         axes=figure.subplots(2, 1, sharex=True),
     )
     save_figure(figure, arguments.summary_plot, kind, arguments.force)
@@ -816,6 +838,11 @@ def _classify_dataset(arguments: argparse.Namespace, rules: Any) -> int:
     piles = names
     if arguments.columns is not None:
         piles = [names[j] for j in pile_columns(names, arguments.columns, where)]
+    else:
+        try:
+            rules.check_named(names, where, "--columns ")
+        except ValueError as error:
+            raise DataError(str(error)) from None
     try:
         rules.check_piles(len(piles))
     except ValueError as error:
@@ -932,12 +959,26 @@ def _coding_parsers(commands: Any) -> None:
     pack.add_argument("--delta", action="store_true", help="code the gaps of sorted values")
     unpack = commands.add_parser(
         "unpack",
-        help="decode a file that fibnim pack wrote into an .npy of uint64",
+        help="decode a file that fibnim pack wrote into an .npy (or text)",
         description="Decode IN, a file fibnim pack (or fibnim.coding.write) wrote, into "
-        "OUT, an .npy of uint64, a block at a time, each checked against its CRC-32: "
-        "damage and truncation are named with the block and the byte.",
+        "OUT: an .npy of the dtype the values were packed from (recorded in the file), or "
+        "text, one value a line (.txt; .csv with a header line 'value'). A block at a "
+        "time, each checked against its CRC-32: damage and truncation are named with the "
+        "block and the byte. With --salvage, every undamaged block is decoded, and each "
+        "damaged one named with its bytes and the values lost (exit status 1 if any).",
     )
     unpack.add_argument("input", metavar="IN", help="the coded file; - for stdin")
+    unpack.add_argument(
+        "--dtype",
+        metavar="DTYPE",
+        help="the values' integer dtype (default: the one they were packed from); "
+        "a value that does not fit is refused",
+    )
+    unpack.add_argument(
+        "--salvage",
+        action="store_true",
+        help="decode every undamaged block and name the damaged ones, instead of stopping",
+    )
     for command in (pack, unpack):
         command.add_argument(
             "-o", "--output", required=True, metavar="OUT", help="where it goes; - for stdout"
@@ -1023,13 +1064,13 @@ def _pack(arguments: argparse.Namespace) -> int:
     """fibnim pack IN -o OUT [--delta]."""
     began = time.perf_counter()
     with _opened(arguments.input) as source:
-        count, _, blocks = _npy_values(source, arguments.input)
+        count, dtype, blocks = _npy_values(source, arguments.input)
         bar = _progress(count, arguments.quiet)
         try:
             with _written(arguments.output, arguments.force, arguments.input) as target:
                 size = coding.write_blocks(
                     target, blocks, count, arguments.delta, arguments.input,
-                    None if bar is None else bar.update,
+                    None if bar is None else bar.update, dtype,
                 )  # fmt: skip
         finally:
             if bar is not None:
@@ -1039,36 +1080,94 @@ def _pack(arguments: argparse.Namespace) -> int:
     return 0
 
 
+_UNPACKED = (".npy", ".txt", ".csv")  # the formats unpack writes, by suffix
+
+
 def _unpack(arguments: argparse.Namespace) -> int:
-    """fibnim unpack IN -o OUT."""
+    """fibnim unpack IN -o OUT [--dtype DTYPE] [--salvage]."""
     began = time.perf_counter()
+    # the output's rule first; a stream (-, a FIFO, a device) takes .npy
+    # unless its name says text
+    streamed = output_is_stream(arguments.output, arguments.force, (arguments.input,))
+    kind = os.path.splitext(arguments.output)[1].lower()
+    if streamed and kind not in _UNPACKED:
+        kind = ".npy"
+    if kind not in _UNPACKED:
+        raise UsageError(
+            f"{arguments.output}: unpack writes .npy, or text one value a line (.txt, .csv), "
+            f"not {kind or 'a file without a suffix'}"
+        )
     with _opened(arguments.input) as source:
-        count, delta = coding.read_header(source, arguments.input)
-        buffer = np.empty(min(count, coding.BLOCK), dtype=np.uint64)
-
-        def block_values(start: int, size: int) -> NDArray[np.uint64]:
-            """one buffer for every block's values (larger where a block is)"""
-            nonlocal buffer
-            if size > len(buffer):
-                buffer = np.empty(size, dtype=np.uint64)
-            return buffer[:size]
-
-        blocks = coding.read_blocks(source, count, delta, block_values, arguments.input)
+        head = coding.read_header(source, arguments.input)
+        dtype = _unpacked_dtype(arguments.dtype, head.dtype)
+        if arguments.salvage:
+            found = coding._salvage(source, head)
+            parts: Iterator[NDArray[Any]] = iter([found.values])
+            count = len(found.values)
+        else:
+            parts, count = (
+                coding.read_blocks(source, head.count, head.delta, None, arguments.input),
+                head.count,
+            )
         bar = _progress(count, arguments.quiet)
         try:
             with _written(arguments.output, arguments.force, arguments.input) as target:
-                np.lib.format.write_array_header_1_0(
-                    target, {"descr": "<u8", "fortran_order": False, "shape": (count,)}
-                )
-                for values in blocks:
-                    target.write(values.astype("<u8", copy=False).data.cast("B"))
+                if kind == ".npy":
+                    np.lib.format.write_array_header_1_0(
+                        target, {"descr": dtype.str, "fortran_order": False, "shape": (count,)}
+                    )
+                elif kind == ".csv":
+                    target.write(b"value\n")
+                done = 0
+                for values in parts:
+                    exact = coding._as_dtype(values, dtype, arguments.input, done)
+                    if kind == ".npy":
+                        target.write(exact.astype(dtype.newbyteorder("<"), copy=False).tobytes())
+                    elif len(exact):
+                        target.write(("\n".join(map(str, exact.tolist())) + "\n").encode())
+                    done += len(values)
                     if bar is not None:
                         bar.update(len(values))
         finally:
             if bar is not None:
                 bar.close()
     _coding_summary(arguments, f"{count:,} values", began)
+    if arguments.salvage and found.damaged:
+        for damage in found.damaged:
+            print(f"fibnim: unpack: {_damage(arguments.input, damage)}", file=sys.stderr)
+        lost = head.count - count
+        print(
+            f"fibnim: unpack: {count:,} of {head.count:,} values salvaged, {lost:,} lost",
+            file=sys.stderr,
+        )
+        return 1
     return 0
+
+
+def _unpacked_dtype(given: str | None, recorded: np.dtype[Any]) -> np.dtype[Any]:
+    """--dtype (an integer dtype), or the dtype the file records."""
+    if given is None:
+        return recorded
+    try:
+        dtype = np.dtype(given)
+    except TypeError:
+        raise UsageError(f"--dtype {given!r}: not a numpy dtype") from None
+    if dtype.kind not in "iu":
+        raise UsageError(f"--dtype {given!r}: not an integer dtype")
+    return dtype
+
+
+def _damage(name: str, damage: coding.Damage) -> str:
+    """A damaged stretch of a coded file, in words."""
+    where = f"{name}: block {damage.block} (bytes {damage.start} to {damage.end})"
+    if damage.start == damage.end:
+        return f"{name}: the file ends at byte {damage.start}, {damage.lost:,} values short"
+    if damage.lost == 0:
+        return f"{where}: bytes after the last value, left out"
+    if damage.lost is None or damage.first is None:
+        return f"{where} is damaged; its values lost are not known apart from the others'"
+    last = damage.first + damage.lost - 1
+    return f"{where} is damaged: {damage.lost:,} values lost, values {damage.first:,} to {last:,}"
 
 
 # --- main ------------------------------------------------------------------------------

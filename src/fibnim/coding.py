@@ -29,7 +29,8 @@ import os
 import struct
 import zlib
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any, BinaryIO
+from dataclasses import dataclass
+from typing import Any, BinaryIO, Literal, NamedTuple, overload
 
 import numpy as np
 from numpy.typing import NDArray
@@ -39,7 +40,21 @@ from fibnim._apply import CHUNK, overlap, result_array
 from fibnim._checks import NONNEGATIVE, Bound, check_int, integers, refuse
 from fibnim._files import AtomicFile, UsageError, bytes_left, output_is_stream
 
-__all__ = ["CODEWORD_MAX", "lengths", "pack", "packed_size", "read", "unpack", "write"]
+__all__ = [
+    "CODEWORD_MAX",
+    "DTYPES",
+    "Damage",
+    "Header",
+    "Salvaged",
+    "lengths",
+    "pack",
+    "packed_size",
+    "read",
+    "read_blocks",
+    "read_header",
+    "unpack",
+    "write",
+]
 
 #: The longest codeword, in bits: that of a value from F_93 to 2**64 - 1.
 CODEWORD_MAX = 93
@@ -417,20 +432,66 @@ def unpack(
 # --- files -------------------------------------------------------------------------
 
 MAGIC = b"FIBNIMFC"
-VERSION = 1
+VERSION = 2  # 2: the dtype packed from, in the flags' high byte (1: uint64 always)
 BLOCK = 1 << 18  # values per block
-_HEADER = struct.Struct("<8sHHIQ")  # magic, version, flags (1: delta), crc32, count
+_HEADER = struct.Struct("<8sHHIQ")  # magic, version, flags, crc32, count
 _BLOCK_HEADER = struct.Struct("<IIQ")  # crc32 (of the rest and the payload), count, bits
+#: The dtypes a coded file records (by their place here); others are kept as uint64.
+DTYPES = tuple(
+    map(np.dtype, ("uint64", "int64", "uint32", "int32", "uint16", "int16", "uint8", "int8"))
+)
 
 
-def header(count: int, delta: bool) -> bytes:
-    """A coded file's header: its magic, version, flags, CRC-32 (of the header
-    with those 4 bytes zero) and count of values."""
-    return _HEADER.pack(MAGIC, VERSION, int(delta), _header_crc(int(delta), count), count)
+@dataclass(frozen=True)
+class Header:
+    """What a coded file's header says: its count of values, whether the gaps
+    of sorted values are coded (delta), and the dtype it was packed from."""
+
+    count: int
+    delta: bool
+    dtype: np.dtype[Any]
 
 
-def _header_crc(flags: int, count: int) -> int:
-    return zlib.crc32(_HEADER.pack(MAGIC, VERSION, flags, 0, count))
+class Damage(NamedTuple):
+    """A damaged stretch of a coded file that `read(salvage=True)` stepped
+    over: the block it starts at (counted from 0), its bytes (start, end), the
+    values lost in it, and the index of the first of them among the file's
+    values (both None where damaged block headers hide them: the values lost
+    in all are then the count less those salvaged). Bytes after the last value
+    are a stretch that lost none."""
+
+    block: int
+    start: int
+    end: int
+    lost: int | None
+    first: int | None
+
+
+class Salvaged(NamedTuple):
+    """`read(salvage=True)`: the values of every undamaged block, in order,
+    and what was stepped over."""
+
+    values: NDArray[Any]
+    damaged: list[Damage]
+
+
+def recorded_dtype(dtype: Any) -> np.dtype[Any]:
+    """The dtype a coded file records for values of `dtype`: itself if it is
+    one of DTYPES (of any byte order), else uint64 (Python ints, say)."""
+    kind = np.dtype(dtype).newbyteorder("=") if np.dtype(dtype).kind in "iu" else None
+    return kind if kind in DTYPES else np.dtype(np.uint64)
+
+
+def header(count: int, delta: bool, dtype: Any = np.uint64) -> bytes:
+    """A coded file's header: its magic, version, flags (bit 0: delta; the high
+    byte: the dtype's place in DTYPES), CRC-32 (of the header with those 4
+    bytes zero) and count of values."""
+    flags = int(delta) | DTYPES.index(recorded_dtype(dtype)) << 8
+    return _HEADER.pack(MAGIC, VERSION, flags, _header_crc(VERSION, flags, count), count)
+
+
+def _header_crc(version: int, flags: int, count: int) -> int:
+    return zlib.crc32(_HEADER.pack(MAGIC, version, flags, 0, count))
 
 
 def block(values: NDArray[Any], where: str, delta: bool, first: int = 0) -> bytes:
@@ -451,8 +512,9 @@ def write(
     not at all: the file takes its name (replacing one there, as numpy.save
     does) only once every block is written, and a run stopped by an error or
     Ctrl-C leaves nothing behind. The format (docs/math/coding.rst): a 24-byte
-    header (magic ``FIBNIMFC``, version, flags with bit 0 for delta, its
-    CRC-32, the count of values), then blocks of up to 2**18 values, each a
+    header (magic ``FIBNIMFC``, version 2, flags with bit 0 for delta and in
+    the high byte the dtype packed from (its place in DTYPES), its CRC-32,
+    the count of values), then blocks of up to 2**18 values, each a
     16-byte header (CRC-32 of the rest of the block, its count, its length in
     bits) and its stream; each block decodes on its own (with delta, its first
     value is coded whole).
@@ -462,21 +524,22 @@ def write(
     >>> file = io.BytesIO()
     >>> coding.write(file, [5, 8, 13])
     43
-    >>> coding.read(io.BytesIO(file.getvalue()))
-    array([ 5,  8, 13], dtype=uint64)
+    >>> coding.read(io.BytesIO(file.getvalue()))  # the dtype packed from: int64
+    array([ 5,  8, 13])
     >>> import os, tempfile
     >>> path = os.path.join(tempfile.mkdtemp(), "ids.fnc")
     >>> coding.write(path, [3, 5, 9], delta=True)
     42
-    >>> coding.read(path)
+    >>> coding.read(path, dtype=np.uint64)
     array([3, 5, 9], dtype=uint64)
     """
     array = _array(values, "write")
     parts = (array[start : start + BLOCK] for start in range(0, len(array), BLOCK))
+    kind = array.dtype
     if not isinstance(file, (str, bytes, os.PathLike)):
         if not hasattr(file, "write"):
             raise TypeError(f"write: file must be a path or an open binary file, not {file!r}")
-        return write_blocks(file, parts, len(array), delta, "write")
+        return write_blocks(file, parts, len(array), delta, "write", dtype=kind)
     path = os.fsdecode(file)
     try:  # the commands' rule for an output (a FIFO or a device: written in order)
         streamed = output_is_stream(path, force=True)
@@ -484,10 +547,10 @@ def write(
         raise refused.as_os_error("write", path) from None
     if streamed:
         with open(path, "wb") as stream:
-            return write_blocks(stream, parts, len(array), delta, "write")
+            return write_blocks(stream, parts, len(array), delta, "write", dtype=kind)
     target = AtomicFile(path, replace=True)
     try:
-        written = write_blocks(target.stream, parts, len(array), delta, "write")
+        written = write_blocks(target.stream, parts, len(array), delta, "write", dtype=kind)
         target.commit(lambda: None)
     except BaseException:
         target.abort()
@@ -502,11 +565,12 @@ def write_blocks(
     delta: bool,
     where: str,
     done: Callable[[int], Any] | None = None,
+    dtype: Any = np.uint64,
 ) -> int:
     """`write` of values that come a block (at most BLOCK values) at a time,
-    count of them in all; done(n) after each block of n. Returns the bytes
-    written."""
-    written = file.write(header(count, delta))
+    count of them in all, packed from `dtype` (which the header records);
+    done(n) after each block of n. Returns the bytes written."""
+    written = file.write(header(count, delta, dtype))
     first, previous = 0, None
     for part in parts:
         if delta and previous is not None and len(part) and part[0] < previous:
@@ -541,17 +605,29 @@ def _read_exactly(file: BinaryIO, size: int, what: str, offset: int, name: str) 
     return data
 
 
-def read_header(file: BinaryIO, name: str = "read") -> tuple[int, bool]:
-    """(the count of values, the delta flag) of a file that `write` wrote,
-    from its header; the file is then at its first block. Errors begin with
-    name (the file's, say)."""
+def read_header(file: BinaryIO, name: str = "read") -> Header:
+    """The header of a file that `write` wrote (`Header`: count, delta,
+    dtype); the file is then at its first block, for `read_blocks`. Errors
+    begin with name (the file's, say).
+
+    >>> import io
+    >>> from fibnim import coding
+    >>> file = io.BytesIO()
+    >>> _ = coding.write(file, np.array([3, 5, 9], dtype=np.int32), delta=True)
+    >>> _ = file.seek(0)
+    >>> coding.read_header(file)
+    Header(count=3, delta=True, dtype=dtype('int32'))
+    """
     head = _read_exactly(file, _HEADER.size, "the header", 0, name)
     magic, version, flags, crc, count = _HEADER.unpack(head)
     if magic != MAGIC:
         raise ValueError(f"{name}: not a fibnim coding file (its first bytes are {magic!r})")
-    if version != VERSION:
-        raise ValueError(f"{name}: format version {version}; this fibnim reads version {VERSION}")
-    if crc != _header_crc(flags, count) or flags > 1:
+    if version not in (1, VERSION):
+        raise ValueError(
+            f"{name}: format version {version}; this fibnim reads versions 1 and {VERSION}"
+        )
+    known = flags <= 1 if version == 1 else flags & 0xFE == 0 and flags >> 8 < len(DTYPES)
+    if crc != _header_crc(version, flags, count) or not known:
         raise ValueError(
             f"{name}: the header (bytes 0 to 24) is damaged: its CRC-32 does not match"
         )
@@ -564,21 +640,34 @@ def read_header(file: BinaryIO, name: str = "read") -> tuple[int, bool]:
             "the file",
             ": the file is cut short, or its header is damaged",
         )
-    return count, bool(flags & 1)
+    return Header(count, bool(flags & 1), DTYPES[flags >> 8])
 
 
 def read_blocks(
     file: BinaryIO,
     count: int,
     delta: bool,
-    into: Callable[[int, int], NDArray[np.uint64]],
+    into: Callable[[int, int], NDArray[np.uint64]] | None = None,
     name: str = "read",
 ) -> Iterator[NDArray[np.uint64]]:
-    """The values of a file's blocks, read in order after its header
-    (`read_header`: count and delta), each block checked against its CRC-32
-    as it comes: into(start, size) is the array of size values that a block's
-    values (the file's start .. start + size - 1) are decoded into, and
-    yielded."""
+    """The values of a coded file's blocks, as uint64, one block at a time, in
+    order: the file read after its header (`read_header`, which gives count
+    and delta), each block checked against its CRC-32 as it comes, so that
+    memory stays bounded whatever the file's size. into(start, size), if
+    given, is the uint64 array of size values that the block holding the
+    file's values start .. start + size - 1 is decoded into (one buffer for
+    every block, say), and yielded; else each block gets a new array.
+
+    >>> import io
+    >>> from fibnim import coding
+    >>> file = io.BytesIO()
+    >>> _ = coding.write(file, range(1, 300_001))
+    >>> _ = file.seek(0)
+    >>> head = coding.read_header(file)
+    >>> [len(values) for values in coding.read_blocks(file, head.count, head.delta)]
+    [262144, 37856]
+    """
+    make = into or (lambda start, size: np.empty(size, dtype=np.uint64))
     offset, done, number = _HEADER.size, 0, 0
     while done < count:
         what = f"block {number}"
@@ -612,31 +701,180 @@ def read_blocks(
                 f"{name}: {what} (bytes {offset} to {end}) is damaged: its CRC-32 does not match"
             )
         data = np.frombuffer(stream, dtype=np.uint8)
-        yield _decode(data, bits, size, f"{name}: {what}", delta, into(done, size))
+        yield _decode(data, bits, size, f"{name}: {what}", delta, make(done, size))
         offset, done, number = end, done + size, number + 1
     if file.read(1):
         raise ValueError(f"{name}: bytes after the last block, from byte {offset}")
 
 
-def read(file: BinaryIO | str | os.PathLike[str]) -> NDArray[np.uint64]:
+def _plausible(data: bytes, at: int, left: int) -> tuple[int, int] | None:
+    """(values, end) that the block header at byte `at` of data claims, where
+    they are what a block of at most `left` values can be; else None."""
+    if at + _BLOCK_HEADER.size > len(data):
+        return None
+    _, size, bits = _BLOCK_HEADER.unpack_from(data, at)
+    end = at + _BLOCK_HEADER.size + (bits + 7) // 8
+    if 0 < size <= left and 2 * size <= bits <= CODEWORD_MAX * size and end <= len(data):
+        return size, end
+    return None
+
+
+def _block_at(
+    data: bytes, at: int, left: int, delta: bool
+) -> tuple[NDArray[np.uint64], int] | None:
+    """The values of the block at byte `at` of data (a coded file's blocks) and
+    where it ends; None where no whole, undamaged block of at most `left`
+    values is there."""
+    claimed = _plausible(data, at, left)
+    if claimed is None:
+        return None
+    size, end = claimed
+    crc, _, bits = _BLOCK_HEADER.unpack_from(data, at)
+    if zlib.crc32(data[at + _BLOCK_HEADER.size : end], zlib.crc32(data[at + 4 : at + 16])) != crc:
+        return None
+    stream = np.frombuffer(data, dtype=np.uint8, count=end - at - 16, offset=at + 16)
+    try:
+        return _decode(stream, bits, size, "salvage", delta, np.empty(size, np.uint64)), end
+    except ValueError:  # a CRC that matched by chance over bytes that are no block
+        return None
+
+
+def _salvage(file: BinaryIO, head: Header) -> Salvaged:
+    """The values of every undamaged block after the header, and the damaged
+    stretches stepped over: a block whose CRC-32 fails is skipped by the
+    length its header gives, where another block's header follows; else the
+    bytes are searched for the next whole block. A damaged block's count is
+    trusted only where the counts add up to the values missing."""
+    data = file.read()
+    base, at, number, recovered = _HEADER.size, 0, 0, 0
+    pieces: list[NDArray[np.uint64]] = []
+    stretches: list[tuple[int, int, int, int | None, int]] = []  # block, start, end, claim, first
+    while at < len(data) and recovered < head.count:
+        left = head.count - recovered
+        found = _block_at(data, at, left, head.delta)
+        if found is not None:
+            pieces.append(found[0])
+            recovered += len(found[0])
+            at, number = found[1], number + 1
+            continue
+        claim = end = None
+        claimed = _plausible(data, at, left)
+        if claimed is not None and (
+            claimed[1] == len(data) or _plausible(data, claimed[1], left) is not None
+        ):
+            claim, end = claimed
+        if end is None:
+            end = next(
+                (p for p in range(at + 1, len(data)) if _block_at(data, p, left, head.delta)),
+                len(data),
+            )
+        stretches.append((number, base + at, base + end, claim, recovered))
+        at, number = end, number + 1
+    values = np.concatenate([np.empty(0, np.uint64), *pieces])
+    missing = head.count - len(values)
+    claims = [claim for *_, claim, _ in stretches]
+    trusted = all(c is not None for c in claims) and sum(c or 0 for c in claims) == missing
+    damaged, lost_before = [], 0
+    for block, start, stop, claim, recovered_before in stretches:
+        if not trusted and len(stretches) == 1:
+            claim, trusted = missing, True  # one stretch: every missing value is its
+        lost = claim if trusted else None
+        first = recovered_before + lost_before if trusted else None
+        damaged.append(Damage(block, start, stop, lost, first))
+        lost_before += claim or 0
+    if not stretches and missing:  # the file ends early, after a whole block
+        damaged.append(Damage(number, base + len(data), base + len(data), missing, len(values)))
+    if at < len(data) and recovered >= head.count:  # bytes after the last value
+        damaged.append(Damage(number, base + at, base + len(data), 0, None))
+    return Salvaged(values, damaged)
+
+
+def _as_dtype(
+    values: NDArray[np.uint64], dtype: np.dtype[Any], name: str, first: int = 0
+) -> NDArray[Any]:
+    """Decoded values as dtype, exactly: OverflowError naming the first that
+    does not fit (index counted from `first`)."""
+    if dtype == np.uint64:
+        return values
+    high = np.iinfo(dtype).max
+    if values.size and values.max() > high:
+        i = int(np.argmax(values > high))
+        raise OverflowError(
+            f"{name}: values[{first + i}] = {values[i]} does not fit {dtype} (at most {high})"
+        )
+    return values.view(dtype) if dtype.itemsize == 8 else values.astype(dtype)
+
+
+@overload
+def read(
+    file: BinaryIO | str | os.PathLike[str],
+    *,
+    dtype: Any = ...,
+    salvage: Literal[False] = ...,
+) -> NDArray[Any]: ...
+@overload
+def read(
+    file: BinaryIO | str | os.PathLike[str], *, dtype: Any = ..., salvage: Literal[True]
+) -> Salvaged: ...
+@overload
+def read(
+    file: BinaryIO | str | os.PathLike[str], *, dtype: Any = ..., salvage: bool
+) -> NDArray[Any] | Salvaged: ...
+def read(
+    file: BinaryIO | str | os.PathLike[str], *, dtype: Any = None, salvage: bool = False
+) -> NDArray[Any] | Salvaged:
     """The values of a file that `write` wrote: a path or an open binary file.
+
+    Parameters
+    ----------
+    dtype : numpy integer dtype, optional
+        The values' dtype; None: the one they were packed from, which the
+        file records (uint64 for files of format version 1). A value that
+        does not fit is an OverflowError naming it.
+    salvage : bool
+        Step over damaged blocks instead of stopping at the first: give back
+        `Salvaged` (the values of every undamaged block, and a `Damage` for
+        each stretch stepped over: its block, its bytes, the values lost).
+        Each block decodes alone, so one damaged block costs only its own
+        values. The file is read whole into memory.
 
     Raises
     ------
     ValueError
         Naming the block and the byte: a damaged block (its CRC-32), a file
         cut short, bytes after the last block, another format.
+
+    Examples
+    --------
+    >>> import io
+    >>> from fibnim import coding
+    >>> file = io.BytesIO()
+    >>> _ = coding.write(file, range(1, 300_001))
+    >>> data = bytearray(file.getvalue())
+    >>> data[100] ^= 1  # a bit flipped in block 0
+    >>> values, damaged = coding.read(io.BytesIO(bytes(data)), salvage=True)
+    >>> len(values), damaged
+    (37856, [Damage(block=0, start=24, end=..., lost=262144, first=0)])
     """
     if isinstance(file, (str, os.PathLike)):
         with open(file, "rb") as opened:
-            return read(opened)
-    count, delta = read_header(file)
+            return read(opened, dtype=dtype, salvage=salvage)
+    head = read_header(file)
+    kind = head.dtype if dtype is None else np.dtype(dtype)
+    if kind.kind not in "iu":
+        raise TypeError(f"read: dtype must be an integer dtype, not {kind}")
+    if salvage:
+        found = _salvage(file, head)
+        return Salvaged(_as_dtype(found.values, kind, "read"), found.damaged)
     if bytes_left(file) is None:
         # a stream: its count is not held to its bytes, so the values come a
         # block at a time, and room grows only with what came
-        blocks = read_blocks(file, count, delta, lambda start, size: np.empty(size, np.uint64))
-        return np.concatenate([np.empty(0, np.uint64), *blocks])
-    out = np.empty(count, dtype=np.uint64)
-    for _ in read_blocks(file, count, delta, lambda start, size: out[start : start + size]):
+        blocks = read_blocks(file, head.count, head.delta)
+        return _as_dtype(np.concatenate([np.empty(0, np.uint64), *blocks]), kind, "read")
+    out = np.empty(head.count, dtype=np.uint64)
+    blocks = read_blocks(
+        file, head.count, head.delta, lambda start, size: out[start : start + size]
+    )
+    for _ in blocks:
         pass  # each block is decoded in its place
-    return out
+    return _as_dtype(out, kind, "read")

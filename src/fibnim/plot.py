@@ -386,7 +386,7 @@ def classify_summary(
     share.set_ylabel("P-positions (%)")
     share.set_ylim(bottom=0)
     share.set_title(title or "classify, chunk by chunk")
-    rate.set_ylabel("positions per second\n(one thread)")
+    rate.set_ylabel("positions per second\n(classification alone, one thread)")
     rate.set_ylim(bottom=0)
     rate.set_xlabel("chunk")
     from matplotlib.ticker import MaxNLocator

@@ -11,7 +11,15 @@ its first use of them timed.
   fibnim's output is synced before it takes its name);
 - csv and parquet: pyarrow reads the file, makes a table of the output's shape
   (the columns, an outcome string, two int64 columns) and writes it;
-- csv without pyarrow: np.loadtxt and np.savetxt of an array of that shape.
+- csv without pyarrow: np.loadtxt and np.savetxt of an array of that shape;
+- csv with a text column (an id, the piles, a note; `--columns x,y`): pyarrow
+  reads it and writes the note, the piles and the answers' columns, quoting
+  the text as its writer does (every text field). Twice: a note that needs
+  quotes (a comma) and one of the same length that does not, so that the
+  quoted path is seen beside the plain one in the same run.
+Each floor is warmed as fibnim is before it times its work: its libraries
+imported and its whole path run once over a few rows (pyarrow's first read
+costs a fresh process most of a second, which fibnim's own figure leaves out).
 """
 
 from __future__ import annotations
@@ -48,6 +56,7 @@ class Pipeline:
     target: float
     environment: dict[str, str]
     needs_arrow: bool
+    note: str | None = None  # csv with a text column: its text, a row's number after it
 
 
 def _positions(n: int, seed: int = 2026) -> Any:
@@ -57,8 +66,11 @@ def _positions(n: int, seed: int = 2026) -> Any:
         yield rng.integers(0, 10**6, size=(min(1 << 22, n - start), 2), dtype=np.int64)
 
 
-def make_input(path: Path, n: int) -> None:
+def make_input(path: Path, n: int, note: str | None = None) -> None:
     suffix = path.suffix
+    if note is not None:
+        _text_input(path, n, note)
+        return
     if suffix == ".npy":
         rows = np.lib.format.open_memmap(path, mode="w+", dtype=np.int64, shape=(n, 2))
         start = 0
@@ -81,6 +93,29 @@ def make_input(path: Path, n: int) -> None:
         f.write(b"x,y\n")
         for block in _positions(n):
             np.savetxt(f, block, fmt="%d", delimiter=",")
+
+
+def _text_input(path: Path, n: int, note: str) -> None:
+    """id,x,y,note: `note` and the row's number as the note, written by pyarrow
+    (which quotes every text field: fibnim's own reading must unquote them all)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.csv as pacsv
+
+    with pacsv.CSVWriter(
+        path,
+        pa.schema(
+            [("id", pa.int64()), ("x", pa.int64()), ("y", pa.int64()), ("note", pa.string())]
+        ),
+    ) as writer:
+        start = 0
+        for block in _positions(n):
+            ids = pa.array(np.arange(start, start + len(block)))
+            text = pc.binary_join_element_wise(note, pc.cast(ids, pa.string()), "")
+            writer.write_table(
+                pa.table([ids, block[:, 0], block[:, 1], text], names=["id", "x", "y", "note"])
+            )
+            start += len(block)
 
 
 def _npy_floor(source: Path, target: Path, threads: int) -> None:
@@ -128,6 +163,20 @@ def _csv_floor(source: Path, target: Path, threads: int) -> None:
     pacsv.write_csv(_arrow_table(pacsv.read_csv(source)), target)
 
 
+def _text_floor(source: Path, target: Path, threads: int) -> None:
+    import pyarrow.csv as pacsv
+
+    table = pacsv.read_csv(source)
+    answers = _arrow_table(table)
+    pacsv.write_csv(
+        table.select(["id", "x", "y", "note"])
+        .append_column("outcome", answers["outcome"])
+        .append_column("move_1", answers["move_1"])
+        .append_column("move_2", answers["move_2"]),
+        target,
+    )
+
+
 def _parquet_floor(source: Path, target: Path, threads: int) -> None:
     import pyarrow.parquet as pq
 
@@ -170,6 +219,21 @@ PIPELINES = [
         {},
         True,
     ),
+    *(
+        Pipeline(
+            f"csv + {words}text -> csv (pyarrow)",
+            ".csv",
+            ".csv",
+            {"quick": 10**5, "default": 4 * 10**6, "full": 4 * 10**6},
+            _text_floor,
+            1.5,
+            {},
+            True,
+            note,
+        )
+        # the same rows, notes of the same length: with a comma, or not
+        for words, note in (("", "note; row "), ("quoted ", "note, row "))
+    ),
     Pipeline(
         "csv -> csv (no pyarrow)",
         ".csv",
@@ -191,9 +255,9 @@ _SELF = [
 ]
 
 
-def _command(source: Path, target: Path) -> list[str]:
+def _command(source: Path, target: Path, columns: bool = False) -> list[str]:
     command = [sys.executable, "-m", "fibnim", "classify", str(source), "-o", str(target)]
-    return [*command, "--game", "wythoff", "--force", "--json"]
+    return [*command, "--game", "wythoff", "--force", "--json", *(["--columns", "x,y"] * columns)]
 
 
 def _output(command: list[str], environment: dict[str, str]) -> str:
@@ -206,12 +270,14 @@ def _output(command: list[str], environment: dict[str, str]) -> str:
     return done.stdout
 
 
-def _fibnim(source: Path, target: Path, environment: dict[str, str]) -> tuple[float, float | None]:
+def _fibnim(
+    source: Path, target: Path, environment: dict[str, str], columns: bool = False
+) -> tuple[float, float | None]:
     """fibnim classify on all cores: the seconds it reports for its work, and
     its peak resident memory as it read it itself (VmHWM, Linux; None
     elsewhere; the kernel's count for a child process would not do: it starts
     from the size of the process that forked it)."""
-    summary = json.loads(_output(_command(source, target), environment))
+    summary = json.loads(_output(_command(source, target, columns), environment))
     return float(summary["seconds"]), summary["peak_mb"]
 
 
@@ -247,7 +313,7 @@ def measure(
             source = directory / f"in{pipeline.source}"
             target = directory / f"out{pipeline.target_suffix}"
             floor_target = directory / f"floor{pipeline.target_suffix}"
-            make_input(source, n)
+            make_input(source, n, pipeline.note)
             fibnim_seconds: list[float] = []
             floor_seconds: list[float] = []
             peaks: list[float | None] = []
@@ -260,7 +326,9 @@ def measure(
                 floor_seconds.append(_floor(pipeline, source, floor_target, threads))
                 target.unlink(missing_ok=True)
                 _sync()
-                seconds, peak = _fibnim(source, target, {**pipeline.environment, **chosen})
+                seconds, peak = _fibnim(
+                    source, target, {**pipeline.environment, **chosen}, pipeline.note is not None
+                )
                 fibnim_seconds.append(seconds)
                 peaks.append(peak)
             for path in (source, target, floor_target):
@@ -301,9 +369,10 @@ def main(arguments: list[str]) -> None:
     """Run one floor: NAME IN OUT THREADS, and print its seconds."""
     name, source, target, threads = arguments
     pipeline = next(p for p in PIPELINES if p.name == name)
-    if pipeline.needs_arrow:
-        import pyarrow.csv
-        import pyarrow.parquet  # noqa: F401
+    with tempfile.TemporaryDirectory(prefix="fibnim-floor-") as scratch:
+        small = Path(scratch) / f"in{pipeline.source}"
+        make_input(small, 100, pipeline.note)
+        pipeline.floor(small, Path(scratch) / f"out{pipeline.target_suffix}", int(threads))
     start = time.perf_counter()
     pipeline.floor(Path(source), Path(target), int(threads))
     print(time.perf_counter() - start)

@@ -86,6 +86,19 @@ SCHEMA: dict[str, Any] = {
         "schema": {"const": 1},
         "mode": {"enum": ["quick", "default", "full"]},
         "when": {"type": "string"},
+        "load": {
+            "type": "object",
+            "description": "os.getloadavg() before and after the run (null: none)",
+            "properties": {
+                side: {
+                    "type": ["array", "null"],
+                    "items": {"type": "number", "minimum": 0},
+                    "minItems": 3,
+                    "maxItems": 3,
+                }
+                for side in ("before", "after")
+            },
+        },
         "machine": {
             "type": "object",
             "required": ["cpu", "cores", "python", "numpy", "fibnim", "backend"],
@@ -298,15 +311,33 @@ _MET = {True: "yes", False: "**no**", None: "not measured"}
 TARGET_SIZE = 10**7  # the size the targets are set at: in cache, smaller ones say little
 
 
+_NOT_CHECKED = "not checked [1]"
+_NOT_CHECKED_NOTE = (
+    f"[1] Set at N = {TARGET_SIZE:.0e}, which a --quick run does not reach; "
+    "`fibnim bench` without --quick checks it."
+)
+
+
+def busy(results: dict[str, Any]) -> str | None:
+    """A sentence saying the machine was busy during the run (a load average
+    over its cores above 0.5, before or after), or None."""
+    load, cores = results.get("load") or {}, results["machine"]["cores"]
+    worst = max((max(v) for v in (load.get("before"), load.get("after")) if v), default=None)
+    if worst is None or worst / cores <= 0.5:
+        return None
+    return (
+        f"The machine was busy: its load average reached {worst:g} on {cores} cores "
+        f"(before {load.get('before')}, after {load.get('after')}), so a target marked "
+        "**no** may be the load's doing; run again on an idle machine before reading it."
+    )
+
+
 def _checked(met: bool | None, size: int, mode: str) -> bool | str | None:
     """met, or why it is not judged: a --quick run's size is below TARGET_SIZE
     (the cases that stop sooner do so in every mode, and are judged there)."""
     if met is None or mode != "quick" or size >= TARGET_SIZE:
         return met
-    return (
-        f"not checked: set at N = {TARGET_SIZE:.0e}, which a --quick run does not reach "
-        f"(its largest here: {size:.0e}); `fibnim bench` without --quick checks it"
-    )
+    return _NOT_CHECKED
 
 
 def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
@@ -352,6 +383,15 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
                     "met": _checked(pipeline["peak_mb"] <= 300, pipeline["size"], results["mode"]),
                 }
             )
+    if (quoted := _quoted_over_plain(results)) is not None:
+        rows.append(
+            {
+                "kernel": "fibnim classify csv + quoted text -> csv",
+                "target": "x the same rows with text that needs no quotes, at most 1.2",
+                "measured": quoted[0],
+                "met": _checked(quoted[0] <= 1.2, quoted[1], results["mode"]),
+            }
+        )
     for solver in results["solvers"]:
         if solver["target_seconds"] is not None:
             rows.append(
@@ -422,10 +462,21 @@ def markdown(results: dict[str, Any], plots: list[str] | None = None) -> str:
             f"{_number(f.get('threads_speedup')) or '-'} | {_number(f['overhead_us'])} | "
             f"{_number(f.get('peak_mb'))} |"
         )
+    load = results.get("load") or {}
+    lines += [
+        "",
+        f"Load average (1, 5, 15 min) before the run: {load.get('before', 'not recorded')}; "
+        f"after: {load.get('after', 'not recorded')}.",
+    ]
+    if sentence := busy(results):
+        lines += ["", sentence]
     lines += ["", "## Targets", "", "| kernel | target | measured | met |", "|---|---|---|---|"]
-    for row in targets(results):
+    rows = targets(results)
+    for row in rows:
         met = row["met"] if isinstance(row["met"], str) else _MET[row["met"]]
         lines.append(f"| {row['kernel']} | {row['target']} | {_number(row['measured'])} | {met} |")
+    if any(row["met"] == _NOT_CHECKED for row in rows):
+        lines += ["", _NOT_CHECKED_NOTE]
     if results.get("implementations"):
         lines += ["", *implementation_table(results)]
     if results.get("pipelines"):
@@ -433,10 +484,12 @@ def markdown(results: dict[str, Any], plots: list[str] | None = None) -> str:
             "",
             "## Files: fibnim classify",
             "",
-            "Whole runs over files (Wythoff positions below 10**6), fibnim on all cores "
-            "in a subprocess, timed by its own summary (start-up left out); the floor "
-            "does the same reading and writing with numpy or pyarrow alone in the same "
-            "run (fibnim.bench.pipelines says how); medians.",
+            "File to file: whole runs (Wythoff positions below 10**6), reading, "
+            "classifying and writing, fibnim on all cores in a subprocess, timed by its "
+            "own summary (start-up and imports left out); the floor does the same reading "
+            "and writing with numpy or pyarrow alone in the same run, warmed the same way "
+            "(its libraries imported and its path run once over a few rows before it is "
+            "timed: fibnim.bench.pipelines says how); medians.",
             "",
             "| pipeline | rows | fibnim s | floor s | x floor | peak MB | threads |",
             "|---|---|---|---|---|---|---|",
@@ -447,6 +500,13 @@ def markdown(results: dict[str, Any], plots: list[str] | None = None) -> str:
                 f"{_number(p['floor_seconds'])} | {_number(p['seconds'] / p['floor_seconds'])} | "
                 f"{_number(p['peak_mb'])} | {p['threads']} |"
             )
+        if (quoted := _quoted_over_plain(results)) is not None:
+            lines += [
+                "",
+                f"A text column that needs quotes (a comma in every note) costs "
+                f"{_number(quoted[0])}x the same rows whose notes need none "
+                "(csv + quoted text over csv + text).",
+            ]
     if results.get("coding"):
         lines += ["", *coding_table(results["coding"])]
     if results.get("calls"):
@@ -743,6 +803,18 @@ def _time_panel(axis: Any, kernel: dict[str, Any], results: dict[str, Any]) -> N
     axis.set_ylabel("ns per element", fontsize=FONT["label"])
     axis.tick_params(labelsize=FONT["ticks"])
     axis.grid(True, which="major", color="0.9")
+
+
+def _quoted_over_plain(results: dict[str, Any]) -> tuple[float, int] | None:
+    """The quoted text's run over the plain text's (same rows, same lengths), and the rows."""
+    runs = {p["name"]: p for p in results.get("pipelines", [])}
+    quoted, plain = (
+        runs.get("csv + quoted text -> csv (pyarrow)"),
+        runs.get("csv + text -> csv (pyarrow)"),
+    )
+    if quoted is None or plain is None:
+        return None
+    return quoted["seconds"] / plain["seconds"], quoted["size"]
 
 
 def _pipelines_panel(axis: Any, pipelines: list[dict[str, Any]]) -> None:

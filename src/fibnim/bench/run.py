@@ -520,6 +520,7 @@ def run(
         "mode": mode,
         "when": time.strftime("%Y-%m-%d %H:%M:%S %z"),
         "machine": machine(),
+        "load": {"before": _load()},
         "kernels": [],
         "solvers": [],
         "pipelines": [],
@@ -560,4 +561,14 @@ def run(
     finally:
         _backend.use_implementation(path_before)
         _backend.use(before)
+    results["load"]["after"] = _load()
     return results
+
+
+def _load() -> list[float] | None:
+    """The machine's load averages (1, 5 and 15 minutes): a run on a busy
+    machine says so beside its figures. None where the system has none."""
+    try:
+        return [round(value, 2) for value in os.getloadavg()]
+    except (AttributeError, OSError):
+        return None
