@@ -383,3 +383,30 @@ def test_finding_an_errors_index_makes_no_second_answer(backend):
     finally:
         tracemalloc.stop()
     assert peak < 1.5 * values.nbytes
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_dtype_gives_the_answers_in_that_dtype_exactly(name):
+    # dtype= was refused ("unexpected keyword argument 'dtype'"), which numpy users pass
+    d = DECLARATIONS[name]
+    inputs = [valid(name, (6,), seed=j) for j in range(len(d.inputs))]
+    want = as_tuple(d.public(*inputs))
+    wide = as_tuple(d.public(*inputs, dtype=np.int64))
+    for got, w in zip(wide, want, strict=True):
+        assert got.dtype == np.int64 and (got == w.astype(np.int64)).all()
+    narrow = np.int8
+    fits = all(((w.astype(np.int64) >= -128) & (w.astype(np.int64) <= 127)).all() for w in want)
+    if fits:
+        assert all(g.dtype == narrow for g in as_tuple(d.public(*inputs, dtype=narrow)))
+    else:  # never wrapped
+        with pytest.raises(OverflowError, match=r"does not fit int8 \(dtype=\)"):
+            d.public(*inputs, dtype=narrow)
+    with pytest.raises(TypeError, match="dtype=float64 would round"):
+        d.public(*inputs, dtype=np.float64)
+    pd = pytest.importorskip("pandas")
+    series = d.public(*[pd.Series(a) for a in inputs], dtype=np.int64)
+    assert all(isinstance(s, pd.Series) and s.dtype == np.int64 for s in as_tuple_series(series))
+
+
+def as_tuple_series(answer: Any) -> tuple[Any, ...]:
+    return answer if isinstance(answer, tuple) else (answer,)

@@ -153,6 +153,9 @@ class Elementwise(_Front):  # type: ignore[misc]
 
     def general(self, *args: Any, **kwargs: Any) -> Any:
         """Every call the compiled half does not answer (see the module)."""
+        if kwargs.get("dtype") is not None:
+            return self._in_dtype(args, kwargs)
+        kwargs.pop("dtype", None)
         d = self.declaration
         numpy_keywords = {key: kwargs.pop(key) for key in NUMPY_KEYWORDS if key in kwargs}
         passed = dict(numpy_keywords)
@@ -184,6 +187,39 @@ class Elementwise(_Front):  # type: ignore[misc]
         # with out=, pandas and xarray objects are read as their arrays: the
         # answer is out, which has no labels
         return self._arrays(inputs, settings, short, passed, compiled)
+
+    def _in_dtype(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        """A call with dtype=, as numpy's ufuncs take it: the answers in that
+        dtype, cast from their own under casting= (numpy's default,
+        same_kind), each value exactly: OverflowError naming the first that
+        does not fit (a cast never wraps here). With out=, into out."""
+        d = self.declaration
+        dtype = np.dtype(kwargs.pop("dtype"))
+        casting = kwargs.get("casting", "same_kind")
+        if dtype.kind not in "iub":
+            raise TypeError(
+                f"{d.function}: dtype={dtype} would round its answers (a float holds "
+                "integers exactly only to 2**53); give an integer dtype"
+            )
+        for native in (np.dtype(t) for t in d.outputs):
+            if not np.can_cast(native, dtype, casting):
+                raise TypeError(
+                    f"{d.function}: cannot give its {native} answers as {dtype} under "
+                    f"casting={casting!r}"
+                )
+        out = kwargs.pop("out", None)
+        if library(args[0]) == "dask" or any(library(a) == "dask" for a in args):
+            kwargs["dtype"] = dtype  # each block casts its own answers
+            return _dask.map_blocks(self, args, kwargs) if out is None else self(*args, out=out)
+        answer = self.general(*args, **kwargs)
+        answers = answer if isinstance(answer, tuple) else (answer,)
+        cast = tuple(_exactly_as(a, dtype, d.function) for a in answers)
+        if out is not None:
+            outs = out if isinstance(out, tuple) else (out,)
+            for o, a in zip(outs, cast, strict=True):
+                np.copyto(o, a, casting=casting)
+            return out
+        return cast if isinstance(answer, tuple) else cast[0]
 
     def _arrays(
         self,
@@ -440,6 +476,29 @@ class Elementwise(_Front):  # type: ignore[misc]
         if callable(high):  # exact_number: F_{DIGITS_LIMIT + 2} - 1, far above 2**63
             return INT64_MAX
         return INT64_MAX if high is None else min(high.limit, INT64_MAX)
+
+
+def _exactly_as(answer: Any, dtype: np.dtype[Any], where: str) -> Any:
+    """An answer (a Python or numpy scalar, an array, a pandas or xarray
+    object) in dtype, its values kept: OverflowError naming the first that
+    does not fit."""
+    values = np.asarray(
+        _labelled.values(answer) if library(answer) in ("pandas", "xarray") else answer
+    )
+    if dtype.kind in "iu" and values.size and values.dtype.kind in "iub":
+        info = np.iinfo(dtype)
+        bad = (values < info.min) | (values > info.max) if values.dtype.kind != "b" else None
+        if bad is not None and bad.any():
+            index = tuple(map(int, np.unravel_index(int(np.argmax(bad)), values.shape)))
+            place = f"[{', '.join(map(str, index))}]" if index else ""
+            raise OverflowError(
+                f"{where}: its answer{place} = {values[index]} does not fit {dtype} (dtype=)"
+            )
+    if library(answer) in ("pandas", "xarray"):
+        return answer.astype(dtype)
+    if isinstance(answer, np.ndarray):
+        return answer.astype(dtype)
+    return dtype.type(answer)
 
 
 def check_numpy_keywords(where: str, keywords: dict[str, Any]) -> None:
