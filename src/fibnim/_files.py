@@ -670,7 +670,7 @@ def _decimal_blocks(file: BinaryIO) -> Iterator[bytes]:
     a read was under way aborted at exit ("terminate called without an active
     exception", one run in ten on a busy machine).
 
-    pyarrow reads "0x10" as 16 where fibnim's own reader, like the README, takes
+    pyarrow reads "0x10" as 16 where fibnim's own reader, as its documentation says, takes
     decimal integers only: on "0x" or "0X" anywhere (a header's included) this
     raises _NotDecimal and the own reader takes over and names the line. Each
     block is searched for the letter alone (memchr's speed; a search for the two
