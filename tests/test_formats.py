@@ -343,14 +343,16 @@ def test_csv_to_parquet_keeps_the_types_of_the_other_columns(
 
 @pytest.mark.parametrize("no_arrow", ["", "1"])
 def test_a_later_field_not_of_its_columns_type_is_named(tmp_path, monkeypatch, no_arrow, files):
-    # past pyarrow's first block of text (4 MB), so that the first chunk is all integers
+    # past pyarrow's first block of text (made 4 KB here), so that the first chunk
+    # is all integers
     monkeypatch.setenv("FIBNIM_NO_ARROW", no_arrow)
-    rows = 400_000
+    monkeypatch.setattr("fibnim._files._TEXT_BLOCK", 1 << 12)
+    rows = 4_000
     ids = np.arange(1_000_000, 1_000_000 + rows).astype(str).astype(object)
     ids[-1] = "7.5"
     (tmp_path / "in.csv").write_text("game_id,x,y\n" + "".join(f"{i},3,5\n" for i in ids))
     status, err = files(
-        "in.csv", "-o", "out.parquet", "--game", "wythoff", "--columns", "x,y", "--chunk", "1000"
+        "in.csv", "-o", "out.parquet", "--game", "wythoff", "--columns", "x,y", "--chunk", "100"
     )
     assert status == 1
     assert f"in.csv: row {rows - 1}, column 'game_id': '7.5' is not int64" in err

@@ -208,7 +208,7 @@ class Elementwise(_Front):  # type: ignore[misc]
                     f"casting={casting!r}"
                 )
         out = kwargs.pop("out", None)
-        if library(args[0]) == "dask" or any(library(a) == "dask" for a in args):
+        if any(library(a) == "dask" for a in (*args, *kwargs.values())):
             kwargs["dtype"] = dtype  # each block casts its own answers
             return _dask.map_blocks(self, args, kwargs) if out is None else self(*args, out=out)
         answer = self.general(*args, **kwargs)
