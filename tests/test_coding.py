@@ -719,7 +719,8 @@ def test_a_file_of_format_version_1_reads_as_uint64(tmp_path):
     assert back.dtype == np.uint64 and back.tolist() == [1, 2, 3]
 
 
-def test_read_blocks_is_public_and_reads_a_block_at_a_time():
+def test_read_blocks_is_public_and_reads_a_block_at_a_time(monkeypatch):
+    monkeypatch.setattr(coding, "BLOCK", 1000)  # blocks of any size read alike
     file = io.BytesIO()
     coding.write(file, np.arange(1, coding.BLOCK + 11))
     file.seek(0)
@@ -731,6 +732,8 @@ def test_read_blocks_is_public_and_reads_a_block_at_a_time():
 
 
 def _damaged_file(flips: list[int]) -> tuple[bytes, np.ndarray]:
+    """Three whole blocks and 1000 values, with bits flipped at `flips` (the
+    callers make blocks small: a block decodes alike whatever its size)."""
     values = np.arange(1, 3 * coding.BLOCK + 1001, dtype=np.int64)
     file = io.BytesIO()
     coding.write(file, values)
@@ -749,8 +752,9 @@ def _block_starts(data: bytes) -> list[int]:
     return starts
 
 
-def test_salvage_decodes_every_undamaged_block_and_names_the_damaged_ones():
+def test_salvage_decodes_every_undamaged_block_and_names_the_damaged_ones(monkeypatch):
     # one damaged block lost the whole file, though blocks decode alone
+    monkeypatch.setattr(coding, "BLOCK", 2000)
     clean, values = _damaged_file([])
     starts = _block_starts(clean)
     data, _ = _damaged_file([starts[1] + 100, starts[3] + 50])
@@ -776,9 +780,10 @@ def test_salvage_decodes_every_undamaged_block_and_names_the_damaged_ones():
     assert found.damaged == [coding.Damage(3, starts[3], len(clean) - 40, 1000, 3 * coding.BLOCK)]
 
 
-def test_unpack_salvage_writes_what_is_left_and_names_the_loss(tmp_path):
+def test_unpack_salvage_writes_what_is_left_and_names_the_loss(tmp_path, monkeypatch):
     from _support import run_fibnim
 
+    monkeypatch.setattr(coding, "BLOCK", 2000)  # the file's blocks; the command reads any
     clean, values = _damaged_file([])
     data, _ = _damaged_file([_block_starts(clean)[2] + 100])
     (tmp_path / "bad.fnc").write_bytes(data)
