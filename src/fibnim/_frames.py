@@ -164,6 +164,8 @@ def _answers(result: NDArray[np.int64], hole: NDArray[np.bool_]) -> Any:
     numpy loads pandas first."""
     import pyarrow as pa
 
+    from fibnim._files import _int64_array
+
     m, k = len(result), result.shape[1] - 1
 
     def bits(mask: NDArray[np.bool_]) -> Any:
@@ -175,14 +177,9 @@ def _answers(result: NDArray[np.int64], hole: NDArray[np.bool_]) -> Any:
             pa.bool_(), m, [bits(valid), bits(result[:, 0] == 1)], null_count=int(hole.sum())
         )
     ]
-    for j in range(k):
+    for j in range(k):  # the moves, made as the file outputs make them
         moves = result[:, 1 + j]
-        present = valid & (moves >= 0)
-        data = pa.py_buffer(np.ascontiguousarray(moves))
-        nulls = m - int(np.count_nonzero(present))
-        arrays.append(
-            pa.Array.from_buffers(pa.int64(), m, [bits(present), data], null_count=nulls)
-        )
+        arrays.append(_int64_array(moves, valid & (moves >= 0)))
     return pa.Table.from_arrays(arrays, names=answer_names(k))
 
 
