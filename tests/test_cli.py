@@ -446,6 +446,7 @@ def test_a_signal_is_never_lost_and_the_old_output_stays(tmp_path):
     # signal (a run timed against a clock once did, on a busy machine): the
     # signal lands while the run reads, computes or writes, at no fixed moment.
     env = subprocess_env()
+    env["PYTHONFAULTHANDLER"] = "1"  # a run the guard below ends shows where it waited
     command = [sys.executable, "-m", "fibnim", "classify", "-", "--game", "wythoff", "-q"]
     rows = "".join(f"{x},{x + 7}\n" for x in range(100_000, 110_000))  # 140 kB
     for attempt in range(8):
@@ -470,8 +471,9 @@ def test_a_signal_is_never_lost_and_the_old_output_stays(tmp_path):
             process.send_signal(number)
             assert process.stderr is not None
             # until the run ends, with the input still open; a run that waits
-            # on forever is killed (a guard against a hang, not a figure)
-            guard = threading.Timer(120, process.kill)
+            # on forever is aborted, its threads' stacks in err (a guard against
+            # a hang, not a figure)
+            guard = threading.Timer(120, process.send_signal, (signal.SIGABRT,))
             guard.start()
             err = process.stderr.read()
             guard.cancel()

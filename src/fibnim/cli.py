@@ -94,6 +94,8 @@ def _delimiter(text: str) -> str:
         raise argparse.ArgumentTypeError(
             f"{text!r} is not one ASCII character (\\t or tab for a tab)"
         )
+    if text.isalnum():  # inside every pile, and P and N
+        raise argparse.ArgumentTypeError(f"{text!r} is a letter or a digit, which fields hold")
     return text
 
 
@@ -456,9 +458,11 @@ class _Signals:
 
     def read(self, tasks: Iterator[Any]) -> Any:
         """The next task (None after the last), read with signals raised."""
-        self.check()
+        # reading is set first: a signal noted between a look and the read
+        # would leave the read waiting on a pipe with the signal unraised
         self.reading = True
         try:
+            self.check()
             return next(tasks, None)
         finally:
             self.reading = False
