@@ -33,52 +33,45 @@ def test_the_game_names_are_the_games():
     assert set(typing.get_args(GameName)) == set(fibnim.GAMES)
 
 
-@pytest.mark.skipif(sys.version_info < (3, 11), reason="typing.get_overloads: Python 3.11")
-@pytest.mark.parametrize("name", DECLARATIONS)
-def test_the_array_overload_returns_the_declared_dtypes(name):
-    declaration = DECLARATIONS[name]
-    overloads = typing.get_overloads(declaration.public)
-    assert len(overloads) == 2, "an overload for Python ints, one for arrays"
-    hints = typing.get_type_hints(
-        overloads[1], globalns=vars(sys.modules[overloads[1].__module__])
-    )
-    returned = hints["return"]
-    arrays = typing.get_args(returned) if typing.get_origin(returned) is tuple else (returned,)
-    assert [np.dtype(scalar_of(a)) for a in arrays] == [np.dtype(d) for d in declaration.outputs]
+def declared_answers(folder: pathlib.Path) -> pathlib.Path:
+    """A script asserting, for every elementwise function, that a checker reads
+    its answer for arrays as the dtypes it is declared to give."""
+    lines = [
+        "import numpy as np",
+        "from numpy.typing import NDArray",
+        "from typing_extensions import assert_type",
+        "import fibnim",
+        "v = np.arange(3)",
+    ]
+    for name, declaration in DECLARATIONS.items():
+        arrays = [f"NDArray[np.{np.dtype(d).type.__name__}]" for d in declaration.outputs]
+        answer = arrays[0] if len(arrays) == 1 else f"tuple[{', '.join(arrays)}]"
+        inputs = ", ".join("v" for _ in declaration.inputs)
+        lines.append(f"assert_type(fibnim.{name}({inputs}), {answer})")
+    script = folder / "declared_answers.py"
+    script.write_text("\n".join(lines) + "\n")
+    return script
 
 
-def scalar_of(hint: object) -> type:
-    """The numpy scalar type inside an NDArray[...] hint, however this numpy spells
-    NDArray (an alias of ndarray[shape, dtype[T]], or a type alias of its own)."""
-    waiting = [hint]
-    while waiting:
-        here = waiting.pop(0)
-        if typing.get_origin(here) is None and isinstance(here, type):
-            if issubclass(here, np.generic):
-                return here
-        waiting.extend(typing.get_args(here))
-        if getattr(here, "__value__", None) is not None:
-            waiting.append(here.__value__)  # type: ignore[attr-defined]
-    raise AssertionError(f"no numpy scalar type in {hint}")
-
-
-def test_mypy_infers_what_the_user_script_asserts_and_reports_each_mistake():
+def test_mypy_infers_what_the_user_script_asserts_and_reports_each_mistake(tmp_path):
     api = pytest.importorskip("mypy.api", reason="mypy comes with the lint extra")
-    stdout, _, _ = api.run(["--strict", "--no-incremental", "--", *map(str, SCRIPTS)])
+    scripts = [*SCRIPTS, declared_answers(tmp_path)]
+    stdout, _, _ = api.run(["--strict", "--no-incremental", "--", *map(str, scripts)])
     errors = [line for line in stdout.splitlines() if ": error: " in line]
-    assert not [e for e in errors if "user_script.py" in e], stdout
+    assert not [e for e in errors if "mistakes.py" not in e], stdout
     lines = {int(e.split(":")[1]) for e in errors if "mistakes.py" in e}
     assert lines == marked_lines(), stdout
 
 
-def test_pyright_infers_what_the_user_script_asserts_and_reports_each_mistake():
+def test_pyright_infers_what_the_user_script_asserts_and_reports_each_mistake(tmp_path):
     # the one installed with this interpreter (as mypy is imported from it), which
     # reads this interpreter's packages, activated or not
     checker = shutil.which("basedpyright", path=str(pathlib.Path(sys.executable).parent))
     if checker is None:
         pytest.skip("basedpyright comes with the lint extra")
+    scripts = [*SCRIPTS, declared_answers(tmp_path)]
     done = subprocess.run(
-        [checker, "--outputjson", "--pythonpath", sys.executable, *map(str, SCRIPTS)],
+        [checker, "--outputjson", "--pythonpath", sys.executable, *map(str, scripts)],
         capture_output=True,
         text=True,
         check=False,
@@ -89,5 +82,5 @@ def test_pyright_infers_what_the_user_script_asserts_and_reports_each_mistake():
         for d in found
         if d["severity"] == "error"
     ]
-    assert not [e for e in errors if e[0] == "user_script.py"], errors
+    assert not [e for e in errors if e[0] != "mistakes.py"], errors
     assert {line for name, line, _ in errors if name == "mistakes.py"} == marked_lines(), errors

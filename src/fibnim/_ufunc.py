@@ -25,7 +25,7 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 import numpy as np
 
@@ -592,18 +592,22 @@ def unlocated(error: BaseException) -> bool:
     return getattr(error, "fibnim_unlocated", False)
 
 
-Function = TypeVar("Function", bound=Callable[..., Any])
+Typed = TypeVar("Typed")
 
 
-def declared(name: str) -> Callable[[Function], Function]:
-    """Make the decorated function the public function of declaration `name`
-    (fibnim._declarations): an Elementwise, its numpy ufunc behind a thin front.
+class declared(Generic[Typed]):
+    """`@declared[Protocol]("module.name")`: make the decorated function the
+    public function of declaration `name` (fibnim._declarations), an
+    Elementwise (its numpy ufunc behind a thin front), which type checkers
+    read as `Protocol` (fibnim._typing).
 
-    The decorated function gives the name, the signature, the typed overloads
-    and the docstring; its body never runs.
+    The decorated function gives the name, the signature and the docstring;
+    its body never runs.
     """
 
-    def decorate(template: Function) -> Function:
-        return Elementwise(DECLARATIONS[name], template)
+    def __init__(self, name: str) -> None:
+        self.declaration = DECLARATIONS[name]
 
-    return decorate
+    def __call__(self, template: Callable[..., Any]) -> Typed:
+        typed: Typed = Elementwise(self.declaration, template)
+        return typed

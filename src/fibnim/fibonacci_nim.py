@@ -47,6 +47,7 @@ from fibnim._apply import (
 from fibnim._checks import NONNEGATIVE, check_chunk, integers, one_int, positions
 from fibnim._declarations import PILE
 from fibnim._exact import fibonacci_nim as ints
+from fibnim._typing import Taking
 from fibnim._ufunc import declared
 
 __all__ = [
@@ -65,17 +66,7 @@ def _kernel(name: str) -> Any:
     return getattr(_backend.kernels("fibonacci_nim"), name)
 
 
-@overload
-def is_p(n: Int, r: Int | None = ..., *, out: None = ...) -> bool: ...
-@overload
-def is_p(
-    n: ArrayLike,
-    r: ArrayLike | None = ...,
-    *,
-    out: Out[np.bool_] | None = ...,
-    where: ArrayLike = ...,
-) -> NDArray[np.bool_]: ...
-@declared("fibonacci_nim.is_p")
+@declared[Taking[bool, np.bool_]]("fibonacci_nim.is_p")
 def is_p(
     n: ArrayLike,
     r: ArrayLike | None = None,
@@ -104,17 +95,7 @@ def is_p(
     """
 
 
-@overload
-def winning_take(n: Int, r: Int | None = ..., *, out: None = ...) -> int: ...
-@overload
-def winning_take(
-    n: ArrayLike,
-    r: ArrayLike | None = ...,
-    *,
-    out: Out[np.int64] | None = ...,
-    where: ArrayLike = ...,
-) -> NDArray[np.int64]: ...
-@declared("fibonacci_nim.winning_take")
+@declared[Taking[int, np.int64]]("fibonacci_nim.winning_take")
 def winning_take(
     n: ArrayLike,
     r: ArrayLike | None = None,

@@ -14,16 +14,17 @@ from a 128-bit fixed-point product, never from floating point.
 from __future__ import annotations
 
 import textwrap
-from typing import Any, overload
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from fibnim._apply import INT64_MAX, Int, Out
+from fibnim._apply import INT64_MAX, Out
 from fibnim._checks import TERMS, flag, one_int
 from fibnim._declarations import PAIR_LIMIT
 from fibnim._exact import wythoff as ints
 from fibnim._exact import zeckendorf as zeck
+from fibnim._typing import Binary, Unary, UnaryPair, WinningMove
 from fibnim._ufunc import declared
 
 __all__ = [
@@ -42,16 +43,7 @@ __all__ = [
 ]
 
 
-@overload
-def pair(n: Int, *, out: None = ...) -> tuple[int, int]: ...
-@overload
-def pair(
-    n: ArrayLike,
-    *,
-    out: tuple[NDArray[np.int64], NDArray[np.int64]] | None = ...,
-    where: ArrayLike = ...,
-) -> tuple[NDArray[np.int64], NDArray[np.int64]]: ...
-@declared("wythoff.pair")
+@declared[UnaryPair]("wythoff.pair")
 def pair(
     n: ArrayLike,
     *,
@@ -81,18 +73,7 @@ def pair(
     """
 
 
-@overload
-def is_safe(x: Int, y: Int, *, misere: bool = ..., out: None = ...) -> bool: ...
-@overload
-def is_safe(
-    x: ArrayLike,
-    y: ArrayLike,
-    *,
-    misere: bool = ...,
-    out: Out[np.bool_] | None = ...,
-    where: ArrayLike = ...,
-) -> NDArray[np.bool_]: ...
-@declared("wythoff.is_safe")
+@declared[Binary[bool, np.bool_]]("wythoff.is_safe")
 def is_safe(
     x: ArrayLike,
     y: ArrayLike,
@@ -126,13 +107,7 @@ def is_safe(
     """
 
 
-@overload
-def is_lower(x: Int, *, out: None = ...) -> bool: ...
-@overload
-def is_lower(
-    x: ArrayLike, *, out: Out[np.bool_] | None = ..., where: ArrayLike = ...
-) -> NDArray[np.bool_]: ...
-@declared("wythoff.is_lower")
+@declared[Unary[bool, np.bool_]]("wythoff.is_lower")
 def is_lower(x: ArrayLike, *, out: Out[np.bool_] | None = None, where: ArrayLike = True) -> Any:
     """Whether x is an A-number a_n = floor(n phi), n >= 1 (False for 0).
 
@@ -144,13 +119,7 @@ def is_lower(x: ArrayLike, *, out: Out[np.bool_] | None = None, where: ArrayLike
     """
 
 
-@overload
-def is_upper(x: Int, *, out: None = ...) -> bool: ...
-@overload
-def is_upper(
-    x: ArrayLike, *, out: Out[np.bool_] | None = ..., where: ArrayLike = ...
-) -> NDArray[np.bool_]: ...
-@declared("wythoff.is_upper")
+@declared[Unary[bool, np.bool_]]("wythoff.is_upper")
 def is_upper(x: ArrayLike, *, out: Out[np.bool_] | None = None, where: ArrayLike = True) -> Any:
     """Whether x is a B-number b_n = a_n + n, n >= 1 (False for 0).
 
@@ -162,13 +131,7 @@ def is_upper(x: ArrayLike, *, out: Out[np.bool_] | None = None, where: ArrayLike
     """
 
 
-@overload
-def index(x: Int, *, out: None = ...) -> int: ...
-@overload
-def index(
-    x: ArrayLike, *, out: Out[np.int64] | None = ..., where: ArrayLike = ...
-) -> NDArray[np.int64]: ...
-@declared("wythoff.index")
+@declared[Unary[int, np.int64]]("wythoff.index")
 def index(x: ArrayLike, *, out: Out[np.int64] | None = None, where: ArrayLike = True) -> Any:
     """The n of the safe pair that holds x (x = a_n or x = b_n); 0 for 0.
 
@@ -180,13 +143,7 @@ def index(x: ArrayLike, *, out: Out[np.int64] | None = None, where: ArrayLike = 
     """
 
 
-@overload
-def partner(x: Int, *, out: None = ...) -> int: ...
-@overload
-def partner(
-    x: ArrayLike, *, out: Out[np.int64] | None = ..., where: ArrayLike = ...
-) -> NDArray[np.int64]: ...
-@declared("wythoff.partner")
+@declared[Unary[int, np.int64]]("wythoff.partner")
 def partner(x: ArrayLike, *, out: Out[np.int64] | None = None, where: ArrayLike = True) -> Any:
     """The other member of x's safe pair: b_n for x = a_n, a_n for x = b_n; 0 for 0.
 
@@ -206,20 +163,7 @@ def partner(x: ArrayLike, *, out: Out[np.int64] | None = None, where: ArrayLike 
     """
 
 
-@overload
-def winning_move(
-    x: Int, y: Int, *, misere: bool = ..., out: None = ...
-) -> tuple[int, int] | None: ...
-@overload
-def winning_move(
-    x: ArrayLike,
-    y: ArrayLike,
-    *,
-    misere: bool = ...,
-    out: tuple[NDArray[np.int64], NDArray[np.int64]] | None = ...,
-    where: ArrayLike = ...,
-) -> tuple[NDArray[np.int64], NDArray[np.int64]]: ...
-@declared("wythoff.winning_move")
+@declared[WinningMove]("wythoff.winning_move")
 def winning_move(
     x: ArrayLike,
     y: ArrayLike,
@@ -418,16 +362,7 @@ def array(rows: int, cols: int) -> NDArray[np.int64]:
     return np.stack(columns[:cols], axis=1)
 
 
-@overload
-def array_position(x: Int, *, out: None = ...) -> tuple[int, int]: ...
-@overload
-def array_position(
-    x: ArrayLike,
-    *,
-    out: tuple[NDArray[np.int64], NDArray[np.int64]] | None = ...,
-    where: ArrayLike = ...,
-) -> tuple[NDArray[np.int64], NDArray[np.int64]]: ...
-@declared("wythoff.array_position")
+@declared[UnaryPair]("wythoff.array_position")
 def array_position(
     x: ArrayLike,
     *,

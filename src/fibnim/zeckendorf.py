@@ -33,6 +33,7 @@ from fibnim._checks import (
 )
 from fibnim._declarations import CODE_LIMIT, EXACT_INDEX, exact_number
 from fibnim._exact import zeckendorf as ints
+from fibnim._typing import Unary
 from fibnim._ufunc import declared
 
 __all__ = [
@@ -76,13 +77,7 @@ def _numbers(n: Any, where: str, extra: tuple[tuple[Test, Bound], ...] = ()) -> 
     return values
 
 
-@overload
-def fib(k: Int, *, out: None = ...) -> int: ...
-@overload
-def fib(
-    k: ArrayLike, *, out: Out[np.uint64] | None = ..., where: ArrayLike = ...
-) -> NDArray[np.uint64]: ...
-@declared("zeckendorf.fib")
+@declared[Unary[int, np.uint64]]("zeckendorf.fib")
 def fib(k: ArrayLike, *, out: Out[np.uint64] | None = None, where: ArrayLike = True) -> Any:
     """The Fibonacci number F_k (F_0 = 0, F_1 = F_2 = 1).
 
@@ -114,13 +109,7 @@ def fib(k: ArrayLike, *, out: Out[np.uint64] | None = None, where: ArrayLike = T
     """
 
 
-@overload
-def encode(n: Int, *, out: None = ...) -> int: ...
-@overload
-def encode(
-    n: ArrayLike, *, out: Out[np.uint64] | None = ..., where: ArrayLike = ...
-) -> NDArray[np.uint64]: ...
-@declared("zeckendorf.encode")
+@declared[Unary[int, np.uint64]]("zeckendorf.encode")
 def encode(n: ArrayLike, *, out: Out[np.uint64] | None = None, where: ArrayLike = True) -> Any:
     """The Zeckendorf code of n: bit i set when F_{i+2} is a term.
 
@@ -157,13 +146,7 @@ def encode(n: ArrayLike, *, out: Out[np.uint64] | None = None, where: ArrayLike 
     """
 
 
-@overload
-def decode(code: Int, *, out: None = ...) -> int: ...
-@overload
-def decode(
-    code: ArrayLike, *, out: Out[np.int64] | None = ..., where: ArrayLike = ...
-) -> NDArray[np.int64]: ...
-@declared("zeckendorf.decode")
+@declared[Unary[int, np.int64]]("zeckendorf.decode")
 def decode(code: ArrayLike, *, out: Out[np.int64] | None = None, where: ArrayLike = True) -> Any:
     """The number whose Zeckendorf code is `code` (the inverse of `encode`).
 
@@ -192,13 +175,7 @@ def decode(code: ArrayLike, *, out: Out[np.int64] | None = None, where: ArrayLik
     """
 
 
-@overload
-def lowest_term(n: Int, *, out: None = ...) -> int: ...
-@overload
-def lowest_term(
-    n: ArrayLike, *, out: Out[np.uint64] | None = ..., where: ArrayLike = ...
-) -> NDArray[np.uint64]: ...
-@declared("zeckendorf.lowest_term")
+@declared[Unary[int, np.uint64]]("zeckendorf.lowest_term")
 def lowest_term(
     n: ArrayLike, *, out: Out[np.uint64] | None = None, where: ArrayLike = True
 ) -> Any:
@@ -229,13 +206,7 @@ def lowest_term(
     """
 
 
-@overload
-def is_fibonacci(n: Int, *, out: None = ...) -> bool: ...
-@overload
-def is_fibonacci(
-    n: ArrayLike, *, out: Out[np.bool_] | None = ..., where: ArrayLike = ...
-) -> NDArray[np.bool_]: ...
-@declared("zeckendorf.is_fibonacci")
+@declared[Unary[bool, np.bool_]]("zeckendorf.is_fibonacci")
 def is_fibonacci(
     n: ArrayLike, *, out: Out[np.bool_] | None = None, where: ArrayLike = True
 ) -> Any:
@@ -266,13 +237,7 @@ def is_fibonacci(
     """
 
 
-@overload
-def term_count(n: Int, *, out: None = ...) -> int: ...
-@overload
-def term_count(
-    n: ArrayLike, *, out: Out[np.uint8] | None = ..., where: ArrayLike = ...
-) -> NDArray[np.uint8]: ...
-@declared("zeckendorf.term_count")
+@declared[Unary[int, np.uint8]]("zeckendorf.term_count")
 def term_count(n: ArrayLike, *, out: Out[np.uint8] | None = None, where: ArrayLike = True) -> Any:
     """The number of terms of n's Zeckendorf representation (OEIS A007895).
 

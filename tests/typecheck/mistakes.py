@@ -12,3 +12,6 @@ text: str = fibnim.encode(46)  # error
 flag: int = wythoff.is_safe(np.arange(3), np.arange(3))  # error
 classify(np.array([[3, 5]]), "wythof")  # error
 wythoff.is_safe(3, 5, misere="yes")  # error
+fibnim.encode.outer(np.arange(3), np.arange(3))  # error
+wythoff.is_safe(np.arange(3), np.arange(3), casting="sometimes")  # error
+small: np.ndarray[tuple[int], np.dtype[np.int8]] = wythoff.index(np.arange(3))  # error
