@@ -418,3 +418,41 @@ def test_both_writers_quote_csv_text_alike(tmp_path, monkeypatch, files):
     assert outputs[0] == outputs[1]
     for column in _read_back(tmp_path / "out.csv", ","):
         assert column == notes
+
+
+@pytest.mark.parametrize("delimiter", [".", " ", "-", ":", "/"])
+def test_numbers_dates_and_bytes_that_hold_the_delimiter_are_quoted(tmp_path, delimiter, files):
+    # the text of a float, a date, a negative number or bytes can hold such a
+    # delimiter: once written bare, 1.5 became two fields under "."
+    import datetime
+
+    table = pa.table({
+        "x": [3, 4], "y": [5, 7], "w": [1.5, 2.25], "i": [-1, 2],
+        "t": [datetime.datetime(2024, 1, 2, 10, 0), None], "b": [b"a,b", b"c\nd/e"],
+    })  # fmt: skip
+    pq.write_table(table, tmp_path / "in.parquet")
+    status, err = files("in.parquet", "-o", "out.csv", "--game", "wythoff", "--columns", "x,y",
+                        "--delimiter", delimiter)  # fmt: skip
+    assert status == 0, err
+    back = pa.csv.read_csv(
+        tmp_path / "out.csv",
+        parse_options=pa.csv.ParseOptions(delimiter=delimiter, newlines_in_values=True),
+        convert_options=pa.csv.ConvertOptions(
+            column_types=dict.fromkeys(table.column_names, pa.string()),
+            strings_can_be_null=False,
+        ),
+    )
+    assert back.column_names == [*table.column_names, "is_p", "move_1", "move_2"]
+    assert back["w"].to_pylist() == ["1.5", "2.25"]
+    assert back["i"].to_pylist() == ["-1", "2"]
+    assert back["b"].to_pylist() == ["a,b", "c\nd/e"]
+    assert back["t"][0].as_py().startswith("2024-01-02 10:00:00")
+    assert back["is_p"].to_pylist() == ["P", "P"]
+
+
+def test_a_letter_or_a_digit_is_no_delimiter(tmp_path, files):
+    (tmp_path / "in.csv").write_text("x,y\n3,5\n")
+    with pytest.raises(SystemExit) as stop:
+        files("in.csv", "-o", "out.csv", "--game", "wythoff", "--delimiter", "5")
+    assert stop.value.code == 2
+    assert not (tmp_path / "out.csv").exists()

@@ -33,7 +33,7 @@ import warnings
 from types import MappingProxyType, ModuleType
 from typing import NamedTuple
 
-TOPICS = ("zeckendorf", "wythoff", "fibonacci_nim", "power_nim", "solvers", "coding")
+TOPICS = ("zeckendorf", "wythoff", "fibonacci_nim", "power_nim", "solvers", "coding", "text")
 # every implementation a build can have, best first
 IMPLEMENTATIONS = ("avx512ifma", "avx512", "avx2", "scalar")
 

@@ -90,3 +90,13 @@ def solvers_thresholds(dims: I64, power: bool, out: U32, check: Callable[[], Non
 def coding_lengths(values: U64, out: U8) -> int: ...
 def coding_pack(values: U64, out: U8, state: U64) -> int: ...
 def coding_unpack(data: U8, out: U64, state: U64) -> int: ...
+def text_csv_interleave(
+    written: U8,
+    rows: int,
+    plain: int,
+    before: I64,
+    bounds: I64,
+    data: U8,
+    delimiter: int,
+    out: U8,
+) -> int: ...

@@ -34,7 +34,7 @@ from typing import IO, Any, BinaryIO, TypeVar, cast
 import numpy as np
 from numpy.typing import NDArray
 
-from fibnim import _stop
+from fibnim import _backend, _stop
 from fibnim._version import __version__
 
 INT64_MAX = 2**63 - 1
@@ -1258,69 +1258,70 @@ def _csv_lines(table: Any, delimiter: str) -> Any:
     for a line's end).
 
     pyarrow's writer quotes every text field or none, so it writes the columns
-    that need no quotes, and one `take` puts the quoted columns in between its
-    fields, between quote marks where they need them. A Python loop over the
-    rows took 2.5-5x the time of unquoted text; Arrow's casts of every column
-    to text and its joins, 2x."""
-    import pyarrow as pa
-
+    that need no quotes, and one pass of the text kernel puts the others
+    among its fields (fibnim_c/text.pxi). A Python loop over the rows took
+    2.5-5x the time of unquoted text; Arrow's casts of every column to text
+    and its joins, 2x; its `take` of the pieces, 1.4x."""
     special = [_special_bytes(column, delimiter) for column in table.columns]
     quoted = [j for j, found in enumerate(special) if found]
     plain = table.select([j for j in range(table.num_columns) if not special[j]])
     written = _arrow_csv(plain, delimiter)
     if not quoted or not len(table):
         return written
-    # The plain fields hold no delimiter and no line break: a scan of the
-    # bytes finds each field's end (its delimiter, or its line's end), and so
-    # where each quoted column goes.
-    data = np.frombuffer(written, dtype=np.uint8)
-    m, q = len(table), len(quoted)
-    ends = np.flatnonzero((data == ord(delimiter)) | (data == 10)).reshape(m, plain.num_columns)
-    cuts = np.empty((m, q + 1), dtype=np.int64)
-    cuts[0, 0], cuts[1:, 0] = 0, ends[:-1, -1] + 1
-    for t, j in enumerate(quoted):  # j - t: the plain field the column goes before
-        cuts[:, t + 1] = cuts[:, 0] if j == t else ends[:, j - t - 1] + 1
-    texts = [table.column(j).combine_chunks() for j in quoted]
-    large = len(data) + sum(text.nbytes for text in texts) >= 2**31  # int32 offsets or int64
-    kind = pa.large_string() if large else pa.string()
-    offsets = np.append(cuts.ravel(), len(data)).astype(np.int64 if large else np.int32)
-    segments = pa.Array.from_buffers(kind, m * (q + 1), [None, pa.py_buffer(offsets), written])
-    # each line: its first segment, then per quoted column a mark (a quote or
-    # nothing), the field, the mark, a delimiter and the next segment
-    index = np.empty((m, 5 * q + 1), dtype=np.int64)
-    index[:, 0] = np.arange(m) * (q + 1)
-    marks = m * (q + 1) + m * q  # where the quote, nothing and the delimiter are
-    for t, j in enumerate(quoted):
-        text = texts[t] if texts[t].type == kind else texts[t].cast(kind)
-        if text.null_count:  # an empty field
-            text = text.fill_null("")
-        bounds = np.frombuffer(text.buffers()[1], dtype=offsets.dtype)[text.offset :][: m + 1]
-        data = np.frombuffer(text.buffers()[2], dtype=np.uint8)[bounds[0] : bounds[-1]]
-        found = np.zeros(len(data), dtype=bool)
-        for character in special[j]:
-            found |= data == ord(character)
-        needs = np.zeros(m, dtype=bool)
-        needs[np.searchsorted(bounds, np.flatnonzero(found) + bounds[0], side="right") - 1] = True
-        if '"' in special[j]:
-            import pyarrow.compute as pc  # only then: its first import takes 0.1-0.2 s
+    m = len(table)
+    parts = [_text_bytes(table.column(j)) for j in quoted]
+    bounds = np.empty((len(quoted), m + 1), dtype=np.int64)
+    base = 0
+    for t, (offsets, text) in enumerate(parts):
+        np.add(offsets, base, out=bounds[t])
+        base += len(text)
+    data = parts[0][1] if len(parts) == 1 else np.concatenate([text for _, text in parts])
+    before = np.array([j - t for t, j in enumerate(quoted)], dtype=np.int64)
+    lines = np.frombuffer(written, dtype=np.uint8)
+    out = np.empty(len(lines) + 2 * len(data) + 3 * m * len(quoted), dtype=np.uint8)
+    kernel = _backend.kernels("text").csv_interleave
+    done = kernel(lines, m, plain.num_columns, before, bounds, data, ord(delimiter), out)
+    if done < 0:  # the plain columns' text holds no delimiter and no line break
+        raise AssertionError("pyarrow's CSV writer wrote other lines than its rows")
+    return out[:done]
 
-            text = pc.replace_substring(text, '"', '""')
-        texts[t] = text
-        mark = np.where(needs, marks, marks + 1)
-        row = index[:, 5 * t + 1 : 5 * t + 6]
-        row[:, 0] = row[:, 2] = mark
-        row[:, 1] = m * (q + 1) + t * m + np.arange(m)
-        row[:, 3] = marks + 2
-        row[:, 4] = np.arange(m) * (q + 1) + t + 1
-    # the marks made from their buffers: pa.array() of a list loads pandas first
-    bounds = np.array([0, 1, 1, 1 + len(delimiter.encode())], dtype=offsets.dtype)
-    marks_array = pa.Array.from_buffers(
-        kind, 3, [None, pa.py_buffer(bounds), pa.py_buffer(f'"{delimiter}'.encode())]
-    )
-    pieces = pa.concat_arrays([segments, *texts, marks_array])
-    lines = pieces.take(_int64_array(index.ravel()))
-    starts = np.frombuffer(lines.buffers()[1], dtype=offsets.dtype)[lines.offset :]
-    return lines.buffers()[2][starts[0] : starts[len(lines)]]
+
+#: the delimiters that pyarrow's text of a number, a date or a time can hold
+_IN_RENDERED_VALUES = frozenset(".-+: /")
+
+
+def _is_text(kind: Any) -> bool:
+    """Whether an Arrow type is laid out as text: offsets and bytes."""
+    import pyarrow as pa
+
+    return bool(
+        pa.types.is_string(kind) or pa.types.is_large_string(kind)
+        or pa.types.is_binary(kind) or pa.types.is_large_binary(kind)
+    )  # fmt: skip
+
+
+def _is_large(kind: Any) -> bool:
+    import pyarrow as pa
+
+    return bool(pa.types.is_large_string(kind) or pa.types.is_large_binary(kind))
+
+
+def _text_bytes(column: Any) -> tuple[NDArray[Any], NDArray[np.uint8]]:
+    """A column's fields as text: the bytes of them all, and the m + 1 offsets
+    of each field's start (and the last one's end) in them; null as empty."""
+    import pyarrow as pa
+
+    text = column.combine_chunks() if hasattr(column, "combine_chunks") else column
+    if not _is_text(text.type):
+        text = text.cast(pa.large_string())  # a dictionary, a string view, a number
+    if text.null_count:
+        text = text.fill_null(
+            b"" if pa.types.is_binary(text.type) or pa.types.is_large_binary(text.type) else ""
+        )
+    width = np.int64 if _is_large(text.type) else np.int32
+    offsets = np.frombuffer(text.buffers()[1], dtype=width)[text.offset :][: len(text) + 1]
+    data = np.frombuffer(text.buffers()[2], dtype=np.uint8)[offsets[0] : offsets[-1]]
+    return offsets - offsets[0], data
 
 
 def _arrow_csv(table: Any, delimiter: str) -> Any:
@@ -1339,15 +1340,18 @@ def _special_bytes(text: Any, delimiter: str) -> list[str]:
     a text column holds: its bytes searched at memchr's speed."""
     import pyarrow as pa
 
-    if not (pa.types.is_string(text.type) or pa.types.is_large_string(text.type)):
-        if not pa.types.is_dictionary(text.type) and not pa.types.is_string_view(text.type):
+    if not _is_text(text.type):
+        if pa.types.is_dictionary(text.type) or pa.types.is_string_view(text.type):
+            text = text.cast(pa.large_string())
+        elif delimiter in _IN_RENDERED_VALUES:  # 1.5 holds ".", 2024-01-01 "-"
+            text = text.cast(pa.large_string())
+        else:
             return []  # numbers, dates, booleans: no text of their own that needs quotes
-        text = text.cast(pa.large_string())
     chunks = text.chunks if hasattr(text, "chunks") else [text]
     found: set[str] = set()
     for chunk in chunks:
         if len(chunk):
-            width = np.int64 if pa.types.is_large_string(chunk.type) else np.int32
+            width = np.int64 if _is_large(chunk.type) else np.int32
             offsets = np.frombuffer(chunk.buffers()[1], dtype=width)[chunk.offset :]
             data = bytes(memoryview(chunk.buffers()[2])[offsets[0] : offsets[len(chunk)]])
             found.update(c for c in (delimiter, '"', "\r", "\n") if c.encode() in data)

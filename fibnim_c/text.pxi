@@ -1,0 +1,143 @@
+# CSV text (fibnim._files): the fields that need quotes put between the
+# fields that need none. pyarrow's CSV writer quotes every text field or
+# none, so it writes the plain columns of a chunk, and this pass puts the
+# others among them, each quoted (RFC 4180) where it holds the delimiter, a
+# quote or a line break. The twin: fibnim._pure.text.
+
+from libc.string cimport memchr, memcpy
+
+
+cdef inline Py_ssize_t put_field(const uint8_t* field, Py_ssize_t size, const uint8_t* special,
+                                 uint8_t* out) noexcept nogil:
+    """field at out, between quotes with its quotes doubled where it holds a
+    byte that special marks; returns the bytes written."""
+    cdef Py_ssize_t i, w = 0
+    cdef uint8_t found = 0
+    for i in range(size):
+        found |= special[field[i]]
+    if not found:
+        memcpy(out, field, size)
+        return size
+    out[w] = 34
+    w += 1
+    if memchr(field, 34, size) == NULL:  # most often: no quote to double
+        memcpy(out + w, field, size)
+        w += size
+    else:
+        for i in range(size):
+            out[w] = field[i]
+            w += 1
+            if field[i] == 34:
+                out[w] = 34
+                w += 1
+    out[w] = 34
+    return w + 1
+
+
+cdef inline Py_ssize_t count_byte(const uint8_t* data, Py_ssize_t size, uint8_t byte) noexcept nogil:
+    cdef Py_ssize_t i, count = 0
+    for i in range(size):
+        count += data[i] == byte
+    return count
+
+
+cdef Py_ssize_t interleave(const uint8_t* written, Py_ssize_t size, Py_ssize_t rows,
+                           Py_ssize_t plain, const int64_t* before, Py_ssize_t quoted,
+                           const int64_t* bounds, const uint8_t* data, Py_ssize_t data_size,
+                           uint8_t delimiter, uint8_t* out, Py_ssize_t capacity) noexcept nogil:
+    """The lines with the quoted fields in place (see text_csv_interleave);
+    the bytes written, or -1 at the first line that is not as described.
+    The plain fields between two quoted places go over in one copy."""
+    cdef uint8_t special[256]
+    cdef Py_ssize_t i, t, f, g, r = 0, w = 0, start, length, separators
+    cdef int64_t first, last
+    cdef const uint8_t* end
+    for i in range(256):
+        special[i] = i == delimiter or i == 34 or i == 10 or i == 13
+    for i in range(rows):
+        t = 0
+        f = 0  # the plain fields of this line placed so far
+        while True:
+            while t < quoted and before[t] == f:
+                first = bounds[t * (rows + 1) + i]
+                last = bounds[t * (rows + 1) + i + 1]
+                # checked as it goes: bounds inside data, and room for the
+                # field quoted with every byte doubled, its separator after
+                if first < 0 or last < first or last > data_size:
+                    return -1
+                if capacity - w < 2 * (last - first) + 3:
+                    return -1
+                w += put_field(data + first, last - first, special, out + w)
+                t += 1
+                out[w] = delimiter if f < plain or t < quoted else 10
+                w += 1
+            if f == plain:
+                if t < quoted:
+                    return -1  # before[] out of order
+                break
+            g = before[t] if t < quoted else plain  # plain fields f to g - 1 go next
+            if g <= f or g > plain:
+                return -1  # before[] out of order, or past the plain fields
+            start = r
+            if g == plain:  # to the line's end, past g - f - 1 delimiters
+                end = <const uint8_t*>memchr(written + r, 10, size - r)
+                if end == NULL:
+                    return -1
+                r = end - written
+                separators = count_byte(written + start, r - start, delimiter) + 1
+            else:  # to the (g - f)-th delimiter, within the line
+                separators = 0
+                while r < size and written[r] != 10:
+                    if written[r] == delimiter:
+                        separators += 1
+                        if separators == g - f:
+                            break
+                    r += 1
+                if r == size or written[r] != delimiter:
+                    return -1
+            if separators != g - f:
+                return -1  # a line of another number of fields
+            length = r - start
+            if capacity - w < length + 1:
+                return -1
+            memcpy(out + w, written + start, length)
+            w += length
+            # the line ends here unless quoted fields come after the last plain one
+            out[w] = delimiter if g < plain or t < quoted else 10
+            w += 1
+            r += 1
+            f = g
+    return w if r == size else -1
+
+
+def text_csv_interleave(const uint8_t[::1] written, Py_ssize_t rows, Py_ssize_t plain,
+                        const int64_t[::1] before, const int64_t[:, ::1] bounds,
+                        const uint8_t[::1] data, uint8_t delimiter, uint8_t[::1] out):
+    """Lines of CSV: `written` holds `rows` lines of `plain` fields that need
+    no quotes (each line ending in LF); quoted column t goes before plain field
+    before[t] (before non-decreasing, at most plain), its field in row i the
+    bytes data[bounds[t, i]:bounds[t, i + 1]]. Into out, each such field
+    between quotes with its quotes doubled where it holds the delimiter, a
+    quote, CR or LF. Returns the bytes written to out, or -1 where the input is
+    not as described or out holds less than len(written) + 3 * rows *
+    len(before) + 2 * (the bytes of the quoted fields)."""
+    cdef Py_ssize_t quoted = before.shape[0], written_size
+    if plain < 1 or rows < 0 or bounds.shape[0] != quoted or bounds.shape[1] != rows + 1:
+        return -1
+    if rows == 0:
+        return 0 if written.shape[0] == 0 else -1
+    cdef const uint8_t* text = &data[0] if data.shape[0] else <const uint8_t*>&delimiter
+    cdef const int64_t* starts = &bounds[0, 0] if quoted else NULL
+    cdef const int64_t* places = &before[0] if quoted else NULL
+    # room for every field quoted with every byte doubled: the rule the twin
+    # keeps too (the kernel checks its room again as it goes)
+    cdef Py_ssize_t t, need = written.shape[0] + 3 * rows * quoted
+    for t in range(quoted):
+        need += 2 * <Py_ssize_t>(bounds[t, rows] - bounds[t, 0])
+    if written.shape[0] == 0 or out.shape[0] < need:
+        return -1
+    cdef Py_ssize_t done
+    with nogil:
+        done = interleave(&written[0], written.shape[0], rows, plain, places, quoted, starts,
+                          text, data.shape[0], delimiter, &out[0], out.shape[0])
+    return done

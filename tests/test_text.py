@@ -1,0 +1,132 @@
+"""The CSV text kernel (fibnim_c/text.pxi and its twin fibnim._pure.text):
+fields that need quotes put between the fields of lines that need none."""
+
+from __future__ import annotations
+
+import csv
+import io
+import random
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from fibnim import _backend
+
+SPECIAL = [",", "\t", ";", '"', "\r", "\n"]
+
+
+def _case(rows: list[tuple[list[int], list[str]]], before: list[int], delimiter: str):
+    """The kernel's arguments for rows of plain numbers and quoted texts."""
+    lines = "".join(delimiter.join(map(str, numbers)) + "\n" for numbers, _ in rows).encode()
+    quoted = len(before)
+    texts = [[texts[t].encode() for _, texts in rows] for t in range(quoted)]
+    data = b"".join(b"".join(column) for column in texts)
+    bounds = np.zeros((quoted, len(rows) + 1), dtype=np.int64)
+    base = 0
+    for t, column in enumerate(texts):
+        bounds[t] = base + np.concatenate([[0], np.cumsum([len(f) for f in column])])
+        base = int(bounds[t, -1])
+    return (
+        np.frombuffer(lines, dtype=np.uint8),
+        len(rows),
+        len(rows[0][0]) if rows else 1,
+        np.array(before, dtype=np.int64),
+        bounds,
+        np.frombuffer(data, dtype=np.uint8),
+        ord(delimiter),
+        np.zeros(len(lines) + 2 * len(data) + 3 * len(rows) * quoted, dtype=np.uint8),
+    )
+
+
+@st.composite
+def tables(draw):
+    plain = draw(st.integers(1, 3))
+    before = sorted(draw(st.lists(st.integers(0, plain), max_size=3)))
+    text = st.text(st.sampled_from(["a", "é", " ", *SPECIAL]), max_size=5)
+    row = st.tuples(
+        st.lists(st.integers(0, 2**63 - 1), min_size=plain, max_size=plain),
+        st.lists(text, min_size=len(before), max_size=len(before)),
+    )
+    return draw(st.lists(row, max_size=6)), before, draw(st.sampled_from([",", "\t", ";"]))
+
+
+@given(tables())
+def test_the_lines_read_back_as_their_fields_in_order(table):
+    rows, before, delimiter = table
+    arguments = _case(rows, before, delimiter)
+    done = _backend.kernels("text").csv_interleave(*arguments)
+    assert done >= 0
+    text = bytes(arguments[-1][:done]).decode()
+    expected = []
+    for numbers, texts in rows:
+        fields = [str(n) for n in numbers]
+        for t in reversed(range(len(before))):
+            fields.insert(before[t], texts[t])
+        expected.append(fields)
+    assert list(csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)) == expected
+    # quotes only where a field needs them
+    assert text.count('"') == sum(
+        2 + texts[t].count('"') * 2
+        for _, texts in rows
+        for t in range(len(before))
+        if set(texts[t]) & {delimiter, '"', "\r", "\n"}
+    )
+
+
+def _damaged(rng: random.Random):
+    """Arguments as the kernel takes them, some of them not as it describes."""
+    plain = rng.randint(1, 3)
+    before = sorted(rng.randint(0, plain) for _ in range(rng.randint(0, 3)))
+    rows = [
+        ([rng.randint(0, 99) for _ in range(plain)],
+         ["".join(rng.choice(["a", "é", *SPECIAL]) for _ in range(rng.randint(0, 4)))
+          for _ in before])
+        for _ in range(rng.randint(0, 5))
+    ]  # fmt: skip
+    lines, m, plain, places, bounds, data, delimiter, out = _case(
+        rows, before, rng.choice([",", "\t", ";"])
+    )
+    damage = rng.randrange(8)
+    if damage == 0 and len(places):
+        places = places[::-1].copy()  # not in order
+    elif damage == 1 and len(places):
+        places[-1] = plain + 1  # past the plain fields
+    elif damage == 2 and bounds.size and m:
+        bounds[0, 1] = data.size + 1  # past the data
+    elif damage == 3 and m and len(places):
+        bounds[0, 0] = -1
+    elif damage == 4 and m:
+        lines = lines[:-1]  # the last line cut short
+    elif damage == 5 and m:
+        lines = np.delete(lines, np.flatnonzero(lines == delimiter)[:1])  # a field fewer
+    elif damage == 6:
+        out = out[: rng.randint(0, out.size)]  # less room than the rule asks
+    return lines, m, plain, places, bounds, data, delimiter, out
+
+
+def test_the_compiled_kernel_and_its_twin_agree_on_every_input_and_every_refusal():
+    if _backend.COMPILED is None:
+        pytest.skip("the compiled extension is not built in this installation")
+    compiled = _backend.COMPILED.modules["text"].csv_interleave
+    pure = _backend.PURE.modules["text"].csv_interleave
+    rng = random.Random(48)
+    refused = 0
+    for _ in range(3000):
+        arguments = _damaged(rng)
+        twin = (*arguments[:-1], arguments[-1].copy())
+        done, expected = compiled(*arguments), pure(*twin)
+        assert done == expected
+        if done >= 0:
+            assert bytes(arguments[-1][:done]) == bytes(twin[-1][:done])
+        refused += done < 0
+    assert 300 < refused < 2700  # both kinds were met
+
+
+def test_no_rows_and_a_table_of_one_empty_field():
+    kernel = _backend.kernels("text").csv_interleave
+    assert kernel(*_case([], [], ",")) == 0
+    arguments = _case([([7], [""])], [1], ",")
+    done = kernel(*arguments)
+    assert bytes(arguments[-1][:done]) == b"7,\n"
