@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import platform
 import sys
 from typing import Any
 
@@ -468,6 +469,12 @@ def test_peers_are_timed_beside_fibnim_on_each_implementation_and_reported(tmp_p
     assert all("x_numba" not in f for f in rows["zeckendorf.lowest_term"]["paths"].values())
     text = (tmp_path / "report.md").read_text()
     assert "÷ numba" in text
+    # each peer names the instruction set it was compiled for, features and all
+    if platform.machine() in ("x86_64", "AMD64"):
+        avx2 = rows["wythoff.is_safe"]["paths"].get("avx2")
+        if avx2 is not None:
+            assert avx2["numba_target"] == "haswell +avx2,+fma,+bmi2,-avx512f"
+        assert "avx2: `haswell +avx2,+fma,+bmi2,-avx512f`" in text or avx2 is None
 
 
 def test_peers_without_numba_is_a_usage_error(monkeypatch):

@@ -155,3 +155,41 @@ def test_every_peer_answers_its_bench_case_as_fibnim_does():
         assert len(got) == len(expected), name
         for mine, theirs in zip(got, expected, strict=True):
             assert np.array_equal(mine, theirs), name
+
+
+_ASM = """
+import numba, numpy as np
+@numba.njit("void(uint64[::1], uint64[::1])")
+def mix(a, out):
+    for i in range(a.size):
+        out[i] = a[i] * np.uint64(0x9E3779B97F4A7C15)
+print(mix.inspect_asm(mix.signatures[0]))
+"""
+
+
+@pytest.mark.skipif(
+    __import__("platform").machine() not in ("x86_64", "AMD64"), reason="x86-64 targets"
+)
+def test_each_peer_is_compiled_for_its_implementations_features_whatever_the_host():
+    # NUMBA_CPU_NAME alone keeps the host's features: on an AVX-512 host the
+    # "haswell" peer was AVX-512 code. Compiled only (never run), so an AVX-512
+    # target is checked on any host too. vpmullq is AVX-512's 64-bit product.
+    import os
+    import subprocess
+    import sys
+
+    def assembly(implementation: str) -> str:
+        name, features = peers.NUMBA_TARGETS[implementation]
+        environment = {**os.environ, "NUMBA_CPU_NAME": name, "NUMBA_CPU_FEATURES": features}
+        done = subprocess.run(
+            [sys.executable, "-c", _ASM], env=environment, capture_output=True, text=True
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    assert "vpmullq" in assembly("avx512ifma")
+    assert "vpmullq" in assembly("avx512")
+    avx2 = assembly("avx2")
+    assert "ymm" in avx2 and "vpmullq" not in avx2 and "zmm" not in avx2
+    scalar = assembly("scalar")
+    assert "ymm" not in scalar and "vpmullq" not in scalar

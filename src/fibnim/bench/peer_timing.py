@@ -3,8 +3,8 @@
     python -m fibnim.bench.peer_timing NAME FLOOR REPEATS INPUTS.npz
 
 prints the figures of case NAME's peer (fibnim.bench.peers) as JSON. A process
-of its own, so that NUMBA_CPU_NAME chooses what numba compiles for (numba
-reads it once, when it starts); fibnim.bench.run starts it.
+of its own, so that NUMBA_CPU_NAME and NUMBA_CPU_FEATURES choose what numba
+compiles for (numba reads them once, when it starts); fibnim.bench.run starts it.
 """
 
 from __future__ import annotations

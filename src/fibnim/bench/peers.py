@@ -13,9 +13,10 @@ step on the exact 128-bit remainder, and a check of s^2 <= 5 m^2 < (s + 1)^2.
 Zeckendorf codes come from the greedy rule and go back through byte tables.
 tests/test_peers.py holds them to fibnim's answers.
 
-numba compiles for this process's CPU, or for NUMBA_CPU_NAME where it is set
-(`haswell` for AVX2, `skylake-avx512`, `icelake-server` for AVX-512 IFMA):
-fibnim's bench sets it to match the implementation it times.
+numba compiles for this process's CPU, or for NUMBA_CPU_NAME and
+NUMBA_CPU_FEATURES where they are set (`NUMBA_TARGETS`: `haswell` without
+AVX-512 for AVX2, `skylake-avx512`, `icelake-server` for AVX-512 IFMA):
+fibnim's bench sets both to match the implementation it times.
 """
 
 from __future__ import annotations
@@ -412,11 +413,16 @@ def peer_call(name: str, inputs: dict[str, Any]) -> Callable[[], tuple[np.ndarra
     return call
 
 
-#: NUMBA_CPU_NAME for each implementation of fibnim's core: numba compiles its
-#: peer for the same instruction set (LLVM's names for x86-64 processors).
-NUMBA_CPU = {
-    "avx512ifma": "icelake-server",
-    "avx512": "skylake-avx512",
-    "avx2": "haswell",
-    "scalar": "x86-64",
+#: NUMBA_CPU_NAME and NUMBA_CPU_FEATURES for each implementation of fibnim's
+#: core: numba compiles its peer for the same instruction set (LLVM's names
+#: for x86-64 processors and their features). The features are named, for a
+#: CPU name alone keeps the host's: haswell on an AVX-512 host compiled AVX-512.
+NUMBA_TARGETS = {
+    "avx512ifma": (
+        "icelake-server",
+        "+avx2,+fma,+bmi2,+avx512f,+avx512dq,+avx512bw,+avx512vl,+avx512ifma",
+    ),
+    "avx512": ("skylake-avx512", "+avx2,+fma,+bmi2,+avx512f,+avx512dq,+avx512bw,+avx512vl"),
+    "avx2": ("haswell", "+avx2,+fma,+bmi2,-avx512f"),
+    "scalar": ("x86-64", "-avx,-avx2,-avx512f"),
 }

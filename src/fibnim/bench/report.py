@@ -32,8 +32,9 @@ results.json (validated against `SCHEMA`, a JSON Schema):
   over the floor's, timed in turns) and, with `--peers`, for a kernel with a
   numba peer: `numba_ns`, `numba_x_floor` (the peer compiled for that
   implementation's instruction set, timed in turns with the same floor in a
-  process of its own) and `x_numba`, fibnim's time over numba's (x_floor over
-  numba_x_floor; the target is at most 1 / 1.5).
+  process of its own), `numba_target` (the NUMBA_CPU_NAME and
+  NUMBA_CPU_FEATURES it was compiled with) and `x_numba`, fibnim's time over
+  numba's (x_floor over numba_x_floor; the target is at most 1 / 1.5).
 - `calls` (may be missing): the cost of one call, in microseconds (median of
   7 runs of 2,000 calls, fibnim.bench.run.measure_calls): `target_x_peer`,
   `target_int_us`, `block` (its size), `classify_row_us` and its target, and
@@ -182,6 +183,7 @@ SCHEMA: dict[str, Any] = {
                                 "numba_ns": {"type": "number", "exclusiveMinimum": 0},
                                 "numba_x_floor": {"type": "number", "exclusiveMinimum": 0},
                                 "x_numba": {"type": "number", "exclusiveMinimum": 0},
+                                "numba_target": {"type": "string"},
                             },
                         },
                     },
@@ -680,6 +682,7 @@ def implementation_table(results: dict[str, Any]) -> list[str]:
         "fibnim's time over an exact numba kernel's, compiled for the same instruction "
         f"set, marked **not** above {_number(NUMBA_TARGET)} (numba 1.5 times as slow).",
         "",
+        *_numba_targets(rows, paths),
         "| kernel | N | " + " | ".join(paths) + " | target (vector) |",
         "|---|---|" + "---|" * len(paths) + "---|",
     ]
@@ -803,6 +806,21 @@ def _time_panel(axis: Any, kernel: dict[str, Any], results: dict[str, Any]) -> N
     axis.set_ylabel("ns per element", fontsize=FONT["label"])
     axis.tick_params(labelsize=FONT["ticks"])
     axis.grid(True, which="major", color="0.9")
+
+
+def _numba_targets(rows: list[dict[str, Any]], paths: list[str]) -> list[str]:
+    """The sentence naming what each implementation's numba peers were compiled
+    for (none without --peers), and the blank line after it."""
+    targets = {
+        path: figures["numba_target"]
+        for row in rows
+        for path, figures in row["paths"].items()
+        if path in paths and "numba_target" in figures
+    }
+    if not targets:
+        return []
+    named = "; ".join(f"{path}: `{target}`" for path, target in targets.items())
+    return [f"numba compiled for (NUMBA_CPU_NAME and NUMBA_CPU_FEATURES) {named}.", ""]
 
 
 def _quoted_over_plain(results: dict[str, Any]) -> tuple[float, int] | None:

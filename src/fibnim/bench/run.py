@@ -448,6 +448,7 @@ def on_every_path(
             row["paths"][name].update(
                 numba_ns=numba["ns"],
                 numba_x_floor=numba["x_floor"],
+                numba_target=numba["target"],
                 x_numba=row["paths"][name]["x_floor"] / numba["x_floor"],
             )
     return row
@@ -461,17 +462,20 @@ def _peer_names() -> set[str]:
 
 def peer_figures(case: Case, inputs: Inputs, implementation: str, repeats: int) -> dict[str, Any]:
     """The numba peer of `case` on the same inputs, compiled for `implementation`'s
-    instruction set (NUMBA_CPU_NAME; numba reads it once, so in a process of its
-    own) and timed there in turns with the same floor."""
+    instruction set (NUMBA_CPU_NAME and NUMBA_CPU_FEATURES; numba reads them
+    once, so in a process of its own) and timed there in turns with the same
+    floor; `target` names what it was compiled for."""
     from fibnim.bench import peers
 
     _, names, _ = peers.PEERS[case.name]
     environment = dict(os.environ)
-    cpu = (
-        peers.NUMBA_CPU.get(implementation) if platform.machine() in ("x86_64", "AMD64") else None
+    target = (
+        peers.NUMBA_TARGETS.get(implementation)
+        if platform.machine() in ("x86_64", "AMD64")
+        else None
     )
-    if cpu:
-        environment["NUMBA_CPU_NAME"] = cpu
+    if target:
+        environment["NUMBA_CPU_NAME"], environment["NUMBA_CPU_FEATURES"] = target
     with tempfile.TemporaryDirectory(prefix="fibnim-peers-") as scratch:
         saved = Path(scratch) / "inputs.npz"
         np.savez(saved, **{name: inputs[name] for name in names})
@@ -486,6 +490,7 @@ def peer_figures(case: Case, inputs: Inputs, implementation: str, repeats: int) 
     if done.returncode != 0:
         raise RuntimeError(f"the numba peer of {case.name} failed: {done.stderr.strip()}")
     figures: dict[str, Any] = json.loads(done.stdout)
+    figures["target"] = " ".join(target) if target else "this processor"
     return figures
 
 
