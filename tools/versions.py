@@ -3,6 +3,7 @@ oldest numpy that pyproject.toml allows and with the newest.
 
     python3 tools/versions.py                  # the whole matrix, a table at the end
     python3 tools/versions.py --corners        # oldest Python x oldest numpy, newest x newest
+    python3 tools/versions.py --corners newest # one of them
     python3 tools/versions.py --python 3.10 --numpy oldest -- -k csv   # one cell, some tests
 
 Each cell is a fresh virtual environment: numpy pinned first (as a wheel: the
@@ -141,7 +142,11 @@ def main() -> int:
     parser.add_argument("--python", nargs="*", default=list(SUPPORTED), metavar="X.Y")
     parser.add_argument("--numpy", nargs="*", default=["oldest", "newest"])
     parser.add_argument(
-        "--corners", action="store_true", help="oldest x oldest and newest x newest only"
+        "--corners",
+        nargs="?",
+        const="both",
+        choices=["both", "oldest", "newest"],
+        help="oldest x oldest and newest x newest only (or the one named)",
     )
     parser.add_argument("pytest", nargs="*", help="arguments for pytest, after --")
     arguments = parser.parse_args()
@@ -154,6 +159,8 @@ def main() -> int:
             print("no supported Python here", file=sys.stderr)
             return 1
         cells = [(found[0], "oldest"), (found[-1], "newest")]
+        if arguments.corners != "both":
+            cells = [c for c in cells if c[1] == arguments.corners]
     else:
         cells = [(v, n) for v in arguments.python for n in arguments.numpy]
     rows = [cell(version, which, arguments.pytest) for version, which in cells]
