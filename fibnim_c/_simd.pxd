@@ -30,6 +30,13 @@ cdef extern from "simd.h":
         int (*unpack)(const uint8_t* data, uint64_t bits, uint64_t* position, uint64_t* out,
                       Py_ssize_t size, Py_ssize_t* done) noexcept nogil
 
+    Py_ssize_t fib_is_p_lanes "fibnim_fib_is_p_lanes"(
+        const uint64_t* n, const uint64_t* r, uint8_t* out, Py_ssize_t count, uint64_t limit,
+        const uint64_t* rows, int* any_unsure) noexcept nogil
+    const int ROWS_BY_BITS "FIBNIM_ROWS_BY_BITS"
+    const int ROWS_BY_ARC "FIBNIM_ROWS_BY_ARC"
+    const int ROWS "FIBNIM_ROWS"
+
     const Path PATHS "fibnim_paths"[]
     const int PATH_COUNT "FIBNIM_PATH_COUNT"
     bint path_supported "fibnim_path_supported"(int i) noexcept nogil

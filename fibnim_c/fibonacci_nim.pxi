@@ -105,9 +105,16 @@ cdef extern from *:
     const uint64_t ARC_LENGTH "fibnim_arc_length"[96]
     uint8_t TOP_OF_BITS "fibnim_top_of_bits"[65]
 
+# With the two Fibonacci numbers after it, by the same bit length: the index of
+# a bound takes three look-ups side by side, none waiting for another.
+cdef uint64_t NEXT_OF_BITS[65]
+cdef uint64_t AFTER_OF_BITS[65]
 TOP_OF_BITS[0] = 1
-for _bits in range(1, 65):
-    TOP_OF_BITS[_bits] = min(top_index((<uint64_t>1) << (_bits - 1)), 91)
+for _bits in range(65):
+    if _bits:
+        TOP_OF_BITS[_bits] = min(top_index((<uint64_t>1) << (_bits - 1)), 91)
+    NEXT_OF_BITS[_bits] = FIB[TOP_OF_BITS[_bits] + 1]
+    AFTER_OF_BITS[_bits] = FIB[TOP_OF_BITS[_bits] + 2]
 
 fibonacci_nim_ARC_TABLES = [(ARC_START[j], ARC_LENGTH[j]) for j in range(96)]
 
@@ -116,14 +123,22 @@ cdef enum:
     MARGIN = 8  # how near an arc's ends u must be to need the encode
     UNSURE = 2  # an answer still to be settled exactly
 
-# The same tables for the vector kernels of simd.h, by row: by the bit
-# length b < 64 of a bound, top_index(2**(b-1)) and the next two Fibonacci
-# numbers; by j < 64, the arc's start and length.
-cdef uint64_t SIMD_ROWS[5 * 64]
+# The same tables for the kernels of simd.h. For the vector ones, by row: by
+# the bit length b < 64 of a bound, top_index(2**(b-1)) and the next two
+# Fibonacci numbers; by j < 64, the arc's start and length. For the one-lane
+# one, side by side from ROWS_BY_BITS and ROWS_BY_ARC (simd.h).
+cdef uint64_t SIMD_ROWS[ROWS]
+for _bits in range(65):
+    SIMD_ROWS[ROWS_BY_BITS + 3 * _bits] = TOP_OF_BITS[_bits] + 1
+    SIMD_ROWS[ROWS_BY_BITS + 3 * _bits + 1] = NEXT_OF_BITS[_bits]
+    SIMD_ROWS[ROWS_BY_BITS + 3 * _bits + 2] = AFTER_OF_BITS[_bits]
+for _j in range(96):
+    SIMD_ROWS[ROWS_BY_ARC + 2 * _j] = ARC_START[_j]
+    SIMD_ROWS[ROWS_BY_ARC + 2 * _j + 1] = ARC_LENGTH[_j]
 for _bits in range(64):
     SIMD_ROWS[_bits] = TOP_OF_BITS[_bits]
-    SIMD_ROWS[64 + _bits] = FIB[TOP_OF_BITS[_bits] + 1]
-    SIMD_ROWS[128 + _bits] = FIB[TOP_OF_BITS[_bits] + 2]
+    SIMD_ROWS[64 + _bits] = NEXT_OF_BITS[_bits]
+    SIMD_ROWS[128 + _bits] = AFTER_OF_BITS[_bits]
     SIMD_ROWS[192 + _bits] = ARC_START[_bits]
     SIMD_ROWS[256 + _bits] = ARC_LENGTH[_bits]
 
@@ -137,8 +152,8 @@ cdef inline uint64_t golden_fraction(uint64_t v) noexcept nogil:
 cdef inline int top_index_of_bound(uint64_t r) noexcept nogil:
     # top_index(r), and 1 for r = 0, without a loop: [2**(b-1), 2**b) holds at
     # most two Fibonacci numbers
-    cdef int t = TOP_OF_BITS[bit_length(r)]
-    return t + (r >= FIB[t + 1]) + (r >= FIB[t + 2])
+    cdef int bits = bit_length(r)
+    return TOP_OF_BITS[bits] + (r >= NEXT_OF_BITS[bits]) + (r >= AFTER_OF_BITS[bits])
 
 
 cdef inline bint on_arc(uint64_t x, int j, bint* unsure) noexcept nogil:
@@ -152,37 +167,31 @@ cdef inline bint on_arc(uint64_t x, int j, bint* unsure) noexcept nogil:
 cdef Py_ssize_t is_p_rows(const uint64_t* n, const uint64_t* r, uint8_t* out, Py_ssize_t size,
                           uint64_t limit) noexcept nogil:
     cdef Py_ssize_t i, start = 0, done, stop
-    cdef bint unsure, above
+    cdef bint unsure, p
     cdef int any_unsure
     cdef uint64_t v, bound
     cdef const Path* path = current_path()
     while start < size:
         stop = start + ARC_BLOCK if size - start > ARC_BLOCK else size
         done = start
-        any_unsure = above = False
+        any_unsure = False
         if path.fib_is_p != NULL:
             done += path.fib_is_p(&n[start], &r[start], &out[start], stop - start, limit,
                                   SIMD_ROWS, &any_unsure)
-        # branch-free over the block; the rare unsure ones again, exactly
-        for i in range(done, stop):
-            v = n[i]
-            bound = r[i]
-            unsure = False
-            above |= (v > limit) | (bound > limit)
-            out[i] = on_arc(golden_fraction(v), top_index_of_bound(bound) + 1, &unsure)
-            out[i] |= unsure * UNSURE
-            any_unsure |= unsure
-        if above:
-            return first_pair_above(n, r, limit, done, stop)
+        if done < stop:  # a vector kernel's last few, or from a value above limit
+            fib_is_p_lanes(&n[done], &r[done], &out[done], stop - done, limit, SIMD_ROWS,
+                           &any_unsure)
         if any_unsure:
+            # the block again, each position read and checked again, and settled
+            # by the encode where the arc test is unsure
             for i in range(start, stop):
-                if out[i] >= UNSURE:
-                    # read again, so checked again
-                    v = n[i]
-                    bound = r[i]
-                    if (v > limit) | (bound > limit):
-                        return i
-                    out[i] = (v == 0) | (lowest_term_of(v) > bound)
+                v = n[i]
+                bound = r[i]
+                if (v > limit) | (bound > limit):
+                    return i
+                unsure = False
+                p = on_arc(golden_fraction(v), top_index_of_bound(bound) + 1, &unsure)
+                out[i] = ((v == 0) | (lowest_term_of(v) > bound)) if unsure else p
         start = stop
     return -1
 
@@ -197,17 +206,6 @@ def fibonacci_nim_is_p(const uint64_t[::1] n, const uint64_t[::1] r, uint8_t[::1
         with nogil:
             above = is_p_rows(&n[0], &r[0], &out[0], n.shape[0], limit)
     return above
-
-
-cdef Py_ssize_t first_pair_above(const uint64_t* n, const uint64_t* r, uint64_t limit,
-                                 Py_ssize_t start, Py_ssize_t stop) noexcept nogil:
-    # The first of n[start:stop], r[start:stop] above limit; start if another
-    # thread has changed it since it was read.
-    cdef Py_ssize_t k
-    for k in range(start, stop):
-        if n[k] > limit or r[k] > limit:
-            return k
-    return start
 
 
 cdef Py_ssize_t winning_take_rows(const uint64_t* n, const uint64_t* r, int64_t* out, Py_ssize_t size,

@@ -535,24 +535,6 @@ FIBNIM_AVX2 static inline void fibnim_store_answer4(uint8_t *out, __m256i p, __m
     memcpy(out, &bytes, 4);
 }
 
-FIBNIM_AVX2 static Py_ssize_t fibnim_fib_is_p4(
-        const uint64_t *n, const uint64_t *r, uint8_t *out, Py_ssize_t count, uint64_t limit,
-        const uint64_t *rows, int *any_unsure) {
-    Py_ssize_t i = 0;
-    const __m256i most = _mm256_set1_epi64x((long long)limit);
-    for (; i + 4 <= count; i += 4) {
-        __m256i v = _mm256_loadu_si256((const __m256i *)(n + i));
-        __m256i bound = _mm256_loadu_si256((const __m256i *)(r + i));
-        if (fibnim_any4(fibnim_gt4(fibnim_max4(v, bound), most))) break;
-        __m256i j = _mm256_add_epi64(fibnim_top_index4(rows, bound), _mm256_set1_epi64x(1));
-        __m256i unsure = _mm256_setzero_si256();
-        __m256i p = fibnim_on_arc4(rows, fibnim_golden_fraction4(v), j, &unsure);
-        fibnim_store_answer4(out + i, p, unsure);
-        *any_unsure |= fibnim_any4(unsure);
-    }
-    return i;
-}
-
 /* Two-pile global Fibonacci Nim, cases 1 and 2 of the theorem, as
    fibnim_fib_two_pile8 of simd_avx512.h */
 FIBNIM_AVX2 static Py_ssize_t fibnim_fib_two_pile4(

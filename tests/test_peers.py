@@ -94,6 +94,19 @@ def test_encode_and_decode():
     assert decoded[:2].tolist() == [-1, -1]  # not Zeckendorf codes
 
 
+def test_encode_where_a_block_starts_and_ends():
+    """Each block's estimate is one above its value or exact: values whose code
+    starts a block (S_j(m)) and ends one (S_j(m) - 1), at both block places."""
+    rng = np.random.default_rng(18)
+    tops = peers.S44[rng.integers(1, peers.S44.size - 1, size=2000)]
+    middles = peers.S22[rng.integers(1, peers.S22.size - 1, size=2000)]
+    n = np.concatenate([tops, tops - 1, tops + middles, tops + middles - 1]).astype(np.int64)
+    n = n[n < fibnim.CODE_LIMIT]
+    codes = np.empty(n.size, dtype=np.uint64)
+    peers.encode(n, codes)
+    assert np.array_equal(codes, zeckendorf.encode(n))
+
+
 def test_fibonacci_nim_is_p_against_fibnim():
     n, r = values(TOP, seed=6), values(TOP, seed=7)
     fibs = np.array([zeckendorf.fib(k) for k in range(2, 92)], dtype=np.int64)

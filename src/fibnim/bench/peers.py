@@ -10,8 +10,12 @@ and its fraction in double-double arithmetic, in a loop LLVM vectorizes; where
 a fraction falls within 2**-30 of a boundary, a second loop decides exactly
 with a_m = (m + isqrt(5 m^2)) // 2: isqrt from a float estimate, one Newton
 step on the exact 128-bit remainder, and a check of s^2 <= 5 m^2 < (s + 1)^2.
-Zeckendorf codes come from the greedy rule and go back through byte tables.
-tests/test_peers.py holds them to fibnim's answers.
+Zeckendorf codes come from blocks of 22 bits (a float estimate of each block
+and a table of block values) and go back through byte tables. Fibonacci Nim's
+P-positions take the arc test (v / phi mod 1 in 64-bit fixed point against
+the arc of the bound's index) and the greedy rule where it is too near an
+arc's end; classify of Wythoff is one fused pass. tests/test_peers.py holds
+them to fibnim's answers.
 
 numba compiles for this process's CPU, or for NUMBA_CPU_NAME and
 NUMBA_CPU_FEATURES where they are set (`NUMBA_TARGETS`: `haswell` without
@@ -29,6 +33,7 @@ from typing import Any
 
 import numba
 import numpy as np
+from numba.cpython.unsafe.numbers import leading_zeros as _leading_zeros
 
 U = np.uint64
 _MASK32 = U(0xFFFFFFFF)
@@ -59,6 +64,8 @@ DECODE = np.zeros((8, 256), dtype=np.uint64)
 for _j in range(8):
     for _v in range(256):
         DECODE[_j, _v] = sum(_FIB[8 * _j + _i + 2] for _i in range(8) if _v >> _i & 1)
+
+leading_zeros: Any = _leading_zeros  # LLVM's ctlz: lzcnt where the target has it
 
 jit = numba.njit(nogil=True, error_model="numpy")  # numpy: no exception checks per division
 inline = numba.njit(inline="always", nogil=True, error_model="numpy")
@@ -241,30 +248,59 @@ def _silber(x: Any, y: Any, s: Any, low: Any, c: Any, lower: bool, safe: bool) -
     return np.int64(large_to), np.int64(small_to)
 
 
+@inline
+def _move_by_floats(a: Any, b: Any) -> tuple[Any, Any, bool]:
+    """(the winning move's targets from (a, b) by the double-double floors;
+    unsure)."""
+    s = min(a, b)
+    low, fraction_d = floor_phi(max(a, b) - s)
+    whole, fraction_s = floor_phi(s)
+    doubt = _unsure(fraction_d) | _unsure(fraction_s) | (abs(fraction_s - _LOWER_CUT) < _NEAR)
+    lower = (s >= U(1)) & (fraction_s > _LOWER_CUT)
+    small_to, large_to = _silber(a, b, s, low, whole - s, lower, low == s)
+    return small_to, large_to, doubt
+
+
+@inline
+def _move_exactly(a: Any, b: Any) -> tuple[Any, Any]:
+    s = min(a, b)
+    d = max(a, b) - s
+    low = beatty(d) if d <= BEATTY_MAX else ~U(0)  # beyond: a_d > 2**63 > s
+    c = _over_phi(s) if s >= U(1) else U(0)
+    lower = s >= U(1) and beatty(c + U(1)) == s
+    return _silber(a, b, s, low, c, lower, low == s)
+
+
 @jit
 def winning_move(x: Any, y: Any, tx: Any, ty: Any) -> None:
     unsure = False
     for i in range(x.size):
-        a, b = U(x[i]), U(y[i])
-        s = min(a, b)
-        low, fraction_d = floor_phi(max(a, b) - s)
-        whole, fraction_s = floor_phi(s)
-        unsure |= _unsure(fraction_d) | _unsure(fraction_s)
-        unsure |= abs(fraction_s - _LOWER_CUT) < _NEAR
-        lower = (s >= U(1)) & (fraction_s > _LOWER_CUT)
-        tx[i], ty[i] = _silber(a, b, s, low, whole - s, lower, low == s)
+        tx[i], ty[i], doubt = _move_by_floats(U(x[i]), U(y[i]))
+        unsure |= doubt
     if not unsure:
         return
     for i in range(x.size):
         a, b = U(x[i]), U(y[i])
-        s = min(a, b)
-        d = max(a, b) - s
-        fraction_d, fraction_s = floor_phi(d)[1], floor_phi(s)[1]
-        if _unsure(fraction_d) | _unsure(fraction_s) | (abs(fraction_s - _LOWER_CUT) < _NEAR):
-            low = beatty(d) if d <= BEATTY_MAX else ~U(0)  # beyond: a_d > 2**63 > s
-            c = _over_phi(s) if s >= U(1) else U(0)
-            lower = s >= U(1) and beatty(c + U(1)) == s
-            tx[i], ty[i] = _silber(a, b, s, low, c, lower, low == s)
+        if _move_by_floats(a, b)[2]:
+            tx[i], ty[i] = _move_exactly(a, b)
+
+
+@jit
+def classify_wythoff(p: Any, out: Any) -> None:
+    """classify's rows (P or not, the winning move's targets) in one pass over
+    the positions, fused as winning_move's two loops."""
+    unsure = False
+    for i in range(out.shape[0]):
+        small_to, large_to, doubt = _move_by_floats(U(p[i, 0]), U(p[i, 1]))
+        out[i, 0], out[i, 1], out[i, 2] = small_to == -1, small_to, large_to
+        unsure |= doubt
+    if not unsure:
+        return
+    for i in range(out.shape[0]):
+        a, b = U(p[i, 0]), U(p[i, 1])
+        if _move_by_floats(a, b)[2]:
+            small_to, large_to = _move_exactly(a, b)
+            out[i, 0], out[i, 1], out[i, 2] = small_to == -1, small_to, large_to
 
 
 @inline
@@ -296,10 +332,46 @@ def _greedy(n: Any) -> tuple[Any, Any]:
     return code, lowest
 
 
+def _block_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """CODE[m]: the Zeckendorf code of m < F_24 (22 bits); S44[m] and S22[m]:
+    the value of m's code shifted up 44 and 22 places (m <= F_22, F_24)."""
+    m = np.arange(_FIB[24] + 1, dtype=np.uint64)
+    code = np.zeros_like(m)
+    rest = m.copy()
+    s22 = np.zeros_like(m)
+    for k in range(24, 1, -1):  # greedy, every m at once
+        take = rest >= FIB[k]
+        rest[take] -= FIB[k]
+        code[take] |= U(1) << U(k - 2)
+        s22[take] += FIB[k + 22]
+    s44 = np.zeros(_FIB[22] + 1, dtype=np.uint64)
+    for k in range(2, 24):
+        s44 += np.where((code[: s44.size] >> U(k - 2)) & U(1), FIB[k + 44], U(0))
+    return code, s44, s22
+
+
+CODE, S44, S22 = _block_tables()
+
+
+@inline
+def _block(n: Any, scale: float, sums: Any) -> Any:
+    """The m whose code is n's code from bit j up (sums[m] = S_j(m), scale =
+    phi**-j): x - 1.28 < m < x + 0.18 for x = n phi**-j (j even), so floor(x +
+    0.45) is m or m + 1, and one look-up tells which."""
+    t = U(float(n) * scale + 0.45)
+    return t - U(sums[t] > n)
+
+
 @jit
 def encode(n: Any, out: Any) -> None:
+    """Codes of n < F_66 by blocks of 22 bits: a float estimate of each block
+    and a table of its values, then a table of the codes below F_24."""
     for i in range(n.size):
-        out[i] = _greedy(U(n[i]))[0]
+        v = U(n[i])
+        top = _block(v, _PHI**-44, S44)
+        v -= S44[top]
+        middle = _block(v, _PHI**-22, S22)
+        out[i] = CODE[top] << U(44) | CODE[middle] << U(22) | CODE[v - S22[middle]]
 
 
 @jit
@@ -312,19 +384,65 @@ def decode(codes: Any, out: Any) -> None:
         out[i] = np.int64(total) if c & (c >> U(1)) == U(0) else np.int64(-1)
 
 
+def _arc_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """ARCS[j]: the arc of x(v) = v / phi mod 1 (in 2**-64 units, start and
+    length) on which v's lowest Zeckendorf index is at least j; by the bit
+    length b of a bound r, the j of r's lowest index above it is
+    FIRST[b] + [r >= ABOVE[b, 0]] + [r >= ABOVE[b, 1]]."""
+    context = decimal.Context(prec=80)
+    phi = (context.sqrt(decimal.Decimal(5)) + 1) / 2
+    arcs = np.zeros((96, 2), dtype=np.uint64)
+    for j in range(2, 96):
+        power = j - 1 if j % 2 == 0 else j
+        start = -context.power(phi, -power)
+        start -= start.to_integral_value(rounding=decimal.ROUND_FLOOR)
+        length = context.power(phi, -(j - 2))
+        arcs[j, 0] = int(start * 2**64)
+        arcs[j, 1] = min(int(length * 2**64), 2**64 - 1)
+    first = np.zeros(65, dtype=np.int64)
+    above = np.zeros((65, 2), dtype=np.uint64)
+    for bits in range(65):
+        low = 1 << (bits - 1) if bits else 0  # a bound 0 allows no move: j = 2
+        top = max(k for k in range(1, 92) if _FIB[k] <= low) if bits else 1
+        first[bits] = top + 1
+        above[bits] = _FIB[top + 1], _FIB[top + 2]
+    return arcs, first, above
+
+
+ARCS, FIRST, ABOVE = _arc_tables()
+# floor(2**128 / phi) = floor(2**128 (sqrt5 - 1) / 2) as two words
+_PHI_WORDS = divmod((math.isqrt(5 << 256) - (1 << 128)) // 2, 2**64)
+PHI_HIGH_WORD, PHI_LOW_WORD = U(_PHI_WORDS[0]), U(_PHI_WORDS[1])
+_MARGIN = U(8)  # X is at most 2 below the true fraction, the tables 1 below
+
+
+@inline
+def _arc_test(v: Any, bound: Any) -> tuple[bool, bool]:
+    """(whether v's lowest Zeckendorf term exceeds bound, by the arc test;
+    unsure): x(v) in 64-bit fixed point against the arc of bound's j."""
+    bits = U(64) - leading_zeros(bound)
+    j = FIRST[bits] + np.int64(bound >= ABOVE[bits, 0]) + np.int64(bound >= ABOVE[bits, 1])
+    x = v * PHI_HIGH_WORD + _mul128(v, PHI_LOW_WORD)[0]
+    u = x - ARCS[j, 0]
+    length = ARCS[j, 1]
+    doubt = (u + _MARGIN < U(2) * _MARGIN) | (u - length + _MARGIN < U(2) * _MARGIN)
+    return u < length, doubt
+
+
 @jit
 def fibonacci_nim_is_p(n: Any, r: Any, out: Any) -> None:
+    """The arc test over every position, then the greedy rule where it was
+    too near an arc's end to say (about 16 in 2**64 of random piles)."""
+    unsure = False
     for i in range(n.size):
-        lowest = _greedy(U(n[i]))[1]
-        out[i] = lowest == U(0) or lowest > U(r[i])
-
-
-@jit
-def classify_wythoff(p: Any, out: Any) -> None:
-    """classify's rows (P or not, the winning move's targets), by winning_move."""
-    winning_move(p[:, 0], p[:, 1], out[:, 1], out[:, 2])
-    for i in range(out.shape[0]):
-        out[i, 0] = out[i, 1] == -1
+        out[i], doubt = _arc_test(U(n[i]), U(r[i]))
+        unsure |= doubt
+    if not unsure:
+        return
+    for i in range(n.size):
+        if _arc_test(U(n[i]), U(r[i]))[1]:
+            lowest = _greedy(U(n[i]))[1]
+            out[i] = lowest == U(0) or lowest > U(r[i])
 
 
 @inline
