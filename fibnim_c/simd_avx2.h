@@ -105,6 +105,32 @@ FIBNIM_AVX2 static inline __m256i fibnim_lower4(__m256i x, __m256i *below, __m25
     return lower;
 }
 
+/* fibnim_lower4 without the count: whether x < 2**63 is an A-number from the
+   fraction alone, the low word of (x + 1) * PHI_HI (three vpmuludq, the high
+   word never made) and the estimate of the next bits (one more). Unsure as
+   there, and where the sum lies within the carry window below 2**64 (the
+   true fraction may have wrapped to near 0). */
+FIBNIM_AVX2 static inline __m256i fibnim_is_a4(__m256i x, __m256i *unsure) {
+    const __m256i hi0 = _mm256_set1_epi64x((long long)(FIBNIM_PHI_HI & 0xffffffffULL));
+    const __m256i hi1 = _mm256_set1_epi64x((long long)(FIBNIM_PHI_HI >> 32));
+    const __m256i lo1 = _mm256_set1_epi64x((long long)(FIBNIM_PHI_LO >> 32));
+    const __m256i sure_below = fibnim_flip4(_mm256_set1_epi64x((long long)(FIBNIM_PHI_HI - FIBNIM_CARRY_WINDOW)));
+    const __m256i above = fibnim_flip4(_mm256_set1_epi64x((long long)FIBNIM_PHI_HI));
+    const __m256i near_top = fibnim_flip4(_mm256_set1_epi64x(-FIBNIM_CARRY_WINDOW - 1));
+    __m256i m = _mm256_add_epi64(x, _mm256_set1_epi64x(1));
+    __m256i m1 = _mm256_srli_epi64(m, 32);
+    __m256i cross = _mm256_add_epi64(_mm256_mul_epu32(m, hi1), _mm256_mul_epu32(m1, hi0));
+    __m256i fraction = _mm256_add_epi64(
+        _mm256_add_epi64(_mm256_mul_epu32(m, hi0), _mm256_slli_epi64(cross, 32)),
+        _mm256_mul_epu32(m1, lo1));
+    __m256i flipped = fibnim_flip4(fraction);
+    __m256i lower = _mm256_cmpgt_epi64(sure_below, flipped);
+    __m256i sure = _mm256_or_si256(lower, _mm256_andnot_si256(
+        _mm256_cmpgt_epi64(flipped, near_top), _mm256_cmpgt_epi64(flipped, above)));
+    *unsure = _mm256_or_si256(*unsure, _mm256_andnot_si256(sure, _mm256_set1_epi64x(-1)));
+    return lower;
+}
+
 /* Whether a value of a or b exceeds limit <= 2**63 - 1: signed compares, and
    the sign bits for values of 2**63 and up, all decided by one test of the
    sign bits. */
@@ -151,6 +177,36 @@ FIBNIM_AVX2 static Py_ssize_t fibnim_is_safe4(
     Py_ssize_t i = 0;
     const __m256i most = _mm256_set1_epi64x((long long)limit);
     const __m256i largest_small = _mm256_set1_epi64x(FIBNIM_SMALL - 1);
+    /* eight at a time, two independent chains of products for the two
+       multiply ports, one test of each kind for both (an or of values is
+       above limit or unsure if either is; the four-lane loop below settles
+       a block that one test stopped) */
+    for (; i + 8 <= n; i += 8) {
+        __m256i a0 = _mm256_loadu_si256((const __m256i *)(x + i));
+        __m256i b0 = _mm256_loadu_si256((const __m256i *)(y + i));
+        __m256i a1 = _mm256_loadu_si256((const __m256i *)(x + i + 4));
+        __m256i b1 = _mm256_loadu_si256((const __m256i *)(y + i + 4));
+        if (fibnim_above4(_mm256_or_si256(a0, a1), _mm256_or_si256(b0, b1), most)) break;
+        __m256i swapped0 = _mm256_cmpgt_epi64(a0, b0), swapped1 = _mm256_cmpgt_epi64(a1, b1);
+        __m256i s0 = fibnim_blend4(a0, b0, swapped0), s1 = fibnim_blend4(a1, b1, swapped1);
+        __m256i d0 = fibnim_blend4(_mm256_sub_epi64(b0, a0), _mm256_sub_epi64(a0, b0), swapped0);
+        __m256i d1 = fibnim_blend4(_mm256_sub_epi64(b1, a1), _mm256_sub_epi64(a1, b1), swapped1);
+        __m256i fraction, unsure = _mm256_setzero_si256(), floor0, floor1;
+        if (fibnim_any4(_mm256_cmpgt_epi64(_mm256_or_si256(d0, d1), largest_small))) {
+            floor0 = fibnim_golden4(d0, &fraction, &unsure);
+            floor1 = fibnim_golden4(d1, &fraction, &unsure);
+            if (!_mm256_testz_si256(unsure, unsure)) break;
+        } else {
+            floor0 = fibnim_golden4_small(d0);
+            floor1 = fibnim_golden4_small(d1);
+        }
+        uint64_t low = fibnim_bytes_of_bits4((uint32_t)_mm256_movemask_pd(_mm256_castsi256_pd(
+            _mm256_cmpeq_epi64(s0, _mm256_add_epi64(d0, floor0)))));
+        uint64_t high = fibnim_bytes_of_bits4((uint32_t)_mm256_movemask_pd(_mm256_castsi256_pd(
+            _mm256_cmpeq_epi64(s1, _mm256_add_epi64(d1, floor1)))));
+        uint64_t bytes = low | high << 32;
+        memcpy(out + i, &bytes, 8);
+    }
     for (; i + 4 <= n; i += 4) {
         __m256i a = _mm256_loadu_si256((const __m256i *)(x + i));
         __m256i b = _mm256_loadu_si256((const __m256i *)(y + i));
@@ -194,12 +250,28 @@ FIBNIM_AVX2 static Py_ssize_t fibnim_is_lower4(
     const __m256i zero = _mm256_setzero_si256();
     const __m256i flip = upper ? _mm256_set1_epi64x(-1) : zero;
     const __m256i largest_small = _mm256_set1_epi64x(FIBNIM_SMALL - 2);  /* x + 1 below it */
+    /* eight at a time, as fibnim_is_safe4 */
+    for (; i + 8 <= n; i += 8) {
+        __m256i v0 = _mm256_loadu_si256((const __m256i *)(x + i));
+        __m256i v1 = _mm256_loadu_si256((const __m256i *)(x + i + 4));
+        __m256i either = _mm256_or_si256(v0, v1);
+        if (fibnim_above4(either, either, most)) break;
+        __m256i unsure = zero;
+        __m256i lower0 = fibnim_is_a4(v0, &unsure), lower1 = fibnim_is_a4(v1, &unsure);
+        if (!_mm256_testz_si256(unsure, unsure)) break;
+        uint64_t low = fibnim_bytes_of_bits4((uint32_t)_mm256_movemask_pd(_mm256_castsi256_pd(
+            _mm256_andnot_si256(_mm256_cmpeq_epi64(v0, zero), _mm256_xor_si256(lower0, flip)))));
+        uint64_t high = fibnim_bytes_of_bits4((uint32_t)_mm256_movemask_pd(_mm256_castsi256_pd(
+            _mm256_andnot_si256(_mm256_cmpeq_epi64(v1, zero), _mm256_xor_si256(lower1, flip)))));
+        uint64_t bytes = low | high << 32;
+        memcpy(out + i, &bytes, 8);
+    }
     for (; i + 4 <= n; i += 4) {
         __m256i v = _mm256_loadu_si256((const __m256i *)(x + i));
         if (fibnim_above4(v, v, most)) break;
         __m256i below, unsure = zero, lower;
         if (fibnim_any4(_mm256_cmpgt_epi64(v, largest_small))) {
-            lower = fibnim_lower4(v, &below, &unsure);
+            lower = fibnim_is_a4(v, &unsure);
             if (!_mm256_testz_si256(unsure, unsure)) break;
         } else {
             lower = fibnim_lower4_small(v, &below);

@@ -5,9 +5,11 @@ same run and on the same inputs (install them with ``pip install
 
 Each is exact for every value fibnim takes (0 .. 2**63 - 1; codes below
 2**64): plain uint64 loops, small tables, and floating-point candidates
-confirmed with exact integer arithmetic. The Wythoff kernels take floor(m phi)
-and its fraction in double-double arithmetic, in a loop LLVM vectorizes; where
-a fraction falls within 2**-30 of a boundary, a second loop decides exactly
+confirmed with exact integer arithmetic. is_safe and is_lower take floor(m
+(phi - 1)) and its fraction from exact 32-bit-limb products (twice as fast
+as the other design tried, below), as pair does; the winning move takes
+floor(m phi) and its fraction in double-double arithmetic. Each is a loop LLVM vectorizes; where
+a fraction falls too near a boundary, a second loop decides exactly
 with a_m = (m + isqrt(5 m^2)) // 2: isqrt from a float estimate, one Newton
 step on the exact 128-bit remainder, and a check of s^2 <= 5 m^2 < (s + 1)^2.
 Zeckendorf codes come from blocks of 22 bits (a float estimate of each block
@@ -148,55 +150,78 @@ def _unsure(fraction: float) -> bool:
 # sides): 6.7 ns an element against 1.1.
 
 
+_GOLDEN = U(0x9E3779B97F4A7C15)  # floor(2**64 (phi - 1))
+_GOLDEN_LOW_LIMB = U(0xF39CC060)  # the top limb of the next 64 bits of phi - 1
+_CARRY_WINDOW = 2**33
+_NEAR_TOP = U(2**64 - _CARRY_WINDOW)  # a sum from here up may carry once more
+
+
 @inline
-def _safe(small: Any, large: Any) -> tuple[bool, bool]:
-    """(whether (small, large) is a safe pair, by the float candidate; unsure)."""
-    lower, fraction = floor_phi(large - small)
-    return lower == small, _unsure(fraction)
+def _golden_split(m: Any) -> tuple[Any, bool]:
+    """(floor(m (phi - 1)) for m < 2**63; unsure): the high word of m * _GOLDEN
+    from 32-bit limbs, plus the carry of its low word with the next bits'
+    product, estimated from their high limbs (at most 2**33 low): unsure
+    where that sum lands within the window below 2**64."""
+    high, low = _mul128(m, _GOLDEN)
+    total = low + (m >> U(32)) * _GOLDEN_LOW_LIMB
+    carried = total < low
+    return high + U(carried), (not carried) & (total >= _NEAR_TOP)
 
 
 @jit
 def is_safe(x: Any, y: Any, out: Any) -> None:
+    """By exact 32-bit-limb products: (s, l) is safe iff s = a_d, d = l - s,
+    and a_d = d + floor(d (phi - 1)). (Twice as fast as double-double
+    candidates, which LLVM vectorizes too.)"""
     unsure = False
     for i in range(x.size):
         a, b = U(x[i]), U(y[i])
-        out[i], doubt = _safe(min(a, b), max(a, b))
+        small, large = min(a, b), max(a, b)
+        d = large - small
+        split, doubt = _golden_split(d)
+        out[i] = small == d + split
         unsure |= doubt
     if not unsure:
         return
     for i in range(x.size):
         a, b = U(x[i]), U(y[i])
         small, large = min(a, b), max(a, b)
-        if _safe(small, large)[1]:
-            m = large - small
-            out[i] = m <= BEATTY_MAX and beatty(m) == small  # beyond: a_m > 2**63
+        d = large - small
+        if _golden_split(d)[1]:
+            out[i] = d <= BEATTY_MAX and beatty(d) == small
 
 
 @jit
 def pair(n: Any, a: Any, b: Any) -> None:
+    """(a_m, b_m) = (m + floor(m (phi - 1)), a_m + m), by _golden_split."""
     unsure = False
     for i in range(n.size):
         m = U(n[i])
-        lower, fraction = floor_phi(m)
-        a[i] = lower
-        b[i] = lower + m
-        unsure |= _unsure(fraction)
+        split, doubt = _golden_split(m)
+        a[i] = m + split
+        b[i] = m + split + m
+        unsure |= doubt
     if not unsure:
         return
     for i in range(n.size):
         m = U(n[i])
-        if _unsure(floor_phi(m)[1]):
+        if _golden_split(m)[1]:
             a[i] = beatty(m)
             b[i] = a[i] + m
 
 
+_A_CUT = U(2**64 - 0x9E3779B97F4A7C15)  # 2**64 (2 - phi) rounded up: A-numbers lie above
+_SURELY_B = U(2**64 - 0x9E3779B97F4A7C15 - 1 - _CARRY_WINDOW)  # and B-numbers below this
+
+
 @inline
 def _lower(v: Any) -> tuple[bool, bool]:
-    """(whether v is an A-number, by its fraction; unsure): v >= 1 is one iff
-    frac(v phi) > 2 - phi."""
-    _, fraction = floor_phi(v)
-    doubt = _unsure(fraction) | (abs(fraction - _LOWER_CUT) < _NEAR)
-    return (v >= U(1)) & (fraction > _LOWER_CUT), doubt
+    """(whether v is an A-number, by the fraction of _golden_split's sum,
+    which is at most 2**33 below 2**64 frac(v (phi - 1)); unsure)."""
+    total = v * _GOLDEN + (v >> U(32)) * _GOLDEN_LOW_LIMB  # the low words, wrapping
+    lower = total >= _A_CUT
+    doubt = (total >= _NEAR_TOP) | ((total >= _SURELY_B) & (total < _A_CUT))
+    return (v >= U(1)) & lower, (v >= U(1)) & doubt
 
 
 @jit
@@ -209,7 +234,7 @@ def is_lower(x: Any, out: Any) -> None:
         return
     for i in range(x.size):
         v = U(x[i])
-        if v >= U(1) and _lower(v)[1]:
+        if _lower(v)[1]:
             # exactly: v = a_m needs m = ceil(v / phi) = floor(v / phi) + 1, and
             # floor(v phi) - v is floor(v / phi) but for one
             m = floor_phi(v)[0] - v
