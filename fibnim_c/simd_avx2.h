@@ -45,6 +45,14 @@ FIBNIM_AVX2 static inline void fibnim_store_bools4(uint8_t *out, __m256i mask) {
     memcpy(out, &bytes, 4);
 }
 
+/* eight lanes of two masks (the first four first) as eight bytes in one store */
+FIBNIM_AVX2 static inline void fibnim_store_bools8(uint8_t *out, __m256i first, __m256i second) {
+    uint64_t low = fibnim_bytes_of_bits4((uint32_t)_mm256_movemask_pd(_mm256_castsi256_pd(first)));
+    uint64_t high = fibnim_bytes_of_bits4((uint32_t)_mm256_movemask_pd(_mm256_castsi256_pd(second)));
+    uint64_t bytes = low | high << 32;
+    memcpy(out, &bytes, 8);
+}
+
 /* a with its top bit flipped: signed compares of flipped values order them as
    unsigned ones (a constant is flipped once, outside the loop) */
 FIBNIM_AVX2 static inline __m256i fibnim_flip4(__m256i a) {
@@ -200,12 +208,8 @@ FIBNIM_AVX2 static Py_ssize_t fibnim_is_safe4(
             floor0 = fibnim_golden4_small(d0);
             floor1 = fibnim_golden4_small(d1);
         }
-        uint64_t low = fibnim_bytes_of_bits4((uint32_t)_mm256_movemask_pd(_mm256_castsi256_pd(
-            _mm256_cmpeq_epi64(s0, _mm256_add_epi64(d0, floor0)))));
-        uint64_t high = fibnim_bytes_of_bits4((uint32_t)_mm256_movemask_pd(_mm256_castsi256_pd(
-            _mm256_cmpeq_epi64(s1, _mm256_add_epi64(d1, floor1)))));
-        uint64_t bytes = low | high << 32;
-        memcpy(out + i, &bytes, 8);
+        fibnim_store_bools8(out + i, _mm256_cmpeq_epi64(s0, _mm256_add_epi64(d0, floor0)),
+                            _mm256_cmpeq_epi64(s1, _mm256_add_epi64(d1, floor1)));
     }
     for (; i + 4 <= n; i += 4) {
         __m256i a = _mm256_loadu_si256((const __m256i *)(x + i));
@@ -259,12 +263,9 @@ FIBNIM_AVX2 static Py_ssize_t fibnim_is_lower4(
         __m256i unsure = zero;
         __m256i lower0 = fibnim_is_a4(v0, &unsure), lower1 = fibnim_is_a4(v1, &unsure);
         if (!_mm256_testz_si256(unsure, unsure)) break;
-        uint64_t low = fibnim_bytes_of_bits4((uint32_t)_mm256_movemask_pd(_mm256_castsi256_pd(
-            _mm256_andnot_si256(_mm256_cmpeq_epi64(v0, zero), _mm256_xor_si256(lower0, flip)))));
-        uint64_t high = fibnim_bytes_of_bits4((uint32_t)_mm256_movemask_pd(_mm256_castsi256_pd(
-            _mm256_andnot_si256(_mm256_cmpeq_epi64(v1, zero), _mm256_xor_si256(lower1, flip)))));
-        uint64_t bytes = low | high << 32;
-        memcpy(out + i, &bytes, 8);
+        fibnim_store_bools8(out + i,
+            _mm256_andnot_si256(_mm256_cmpeq_epi64(v0, zero), _mm256_xor_si256(lower0, flip)),
+            _mm256_andnot_si256(_mm256_cmpeq_epi64(v1, zero), _mm256_xor_si256(lower1, flip)));
     }
     for (; i + 4 <= n; i += 4) {
         __m256i v = _mm256_loadu_si256((const __m256i *)(x + i));
