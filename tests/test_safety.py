@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 
 import numpy as np
@@ -355,24 +356,34 @@ def test_digits_width_and_terms_have_limits():
 )
 def test_searches_stop_on_ctrl_c(call):
     # grundy('queen', 10000) once ran for minutes and ignored Ctrl-C. The child
-    # searches again and again, so the signal lands in a search however fast
-    # the machine; no clock decides: the KeyboardInterrupt must come from inside
-    # the search (fibnim/solvers.py in its traceback), not after it returned
+    # loads what the search needs and searches once before it says go (on a busy
+    # machine a signal 0.3 s after import could land in numpy's import), then
+    # searches again and again, so the signal lands in a search however fast the
+    # machine; no clock decides: the KeyboardInterrupt must come from inside the
+    # search (fibnim/solvers.py in its traceback), not after it returned
     if _backend.name() == "python" and "global_outcome" in call:
         call = "fibnim.solvers.grundy('queen', 10000)"  # the pure twin's limit refuses it
-    script = f"import fibnim\nprint('go', flush=True)\nwhile True:\n    {call}"
+    small = "fibnim.solvers.grundy('queen', 2)"
+    script = f"import fibnim\n{small}\nprint('go', flush=True)\nwhile True:\n    {call}"
+    env = subprocess_env()
+    env["PYTHONFAULTHANDLER"] = "1"  # a child the guard below ends shows where it was
     process = subprocess.Popen(
         [sys.executable, "-c", script],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        env=subprocess_env(),
+        env=env,
     )
     assert process.stdout is not None and process.stdout.readline() == "go\n"
-    time.sleep(0.3)  # into the first search, on most machines; any moment will do
+    time.sleep(0.3)  # into the first long search, on most machines; any moment will do
     process.send_signal(signal.SIGINT)
-    _, err = process.communicate(timeout=600)  # a guard against a hang, not a measure
-    assert process.returncode != 0 and "KeyboardInterrupt" in err
+    # a child that searches on is aborted, its stack in err (a guard against a
+    # hang, not a measure)
+    guard = threading.Timer(120, process.send_signal, (signal.SIGABRT,))
+    guard.start()
+    _, err = process.communicate()
+    guard.cancel()
+    assert process.returncode == -signal.SIGINT and "KeyboardInterrupt" in err, err
     assert "fibnim/solvers.py" in err.replace("\\", "/"), err
 
 
