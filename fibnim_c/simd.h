@@ -8,7 +8,8 @@
    where a block loop beats the general one. The x86-64
    paths are compiled with per-function target attributes into every build
    (GCC or Clang on x86-64), so one binary carries them all and runs the best
-   its processor has. FIBNIM_NO_SIMD leaves them out. */
+   its processor has; every AArch64 build (GCC or Clang) has the neon path
+   (simd_neon.h). FIBNIM_NO_SIMD leaves them out. */
 #ifndef FIBNIM_SIMD_H
 #define FIBNIM_SIMD_H
 
@@ -91,6 +92,21 @@ static Py_ssize_t fibnim_fib_is_p_lanes(const uint64_t *n, const uint64_t *r, ui
     FIBNIM_FIB_IS_P_LANES(fibnim_bit_length)
 }
 
+/* decode's nibble tables (vpshufb's and tbl's): the sum of f_j over the set bits j of
+   each nibble 0..15 */
+#define FIBNIM_NIBBLE(n, f0, f1, f2, f3) \
+    ((char)(((n) & 1) * (f0) + ((n) >> 1 & 1) * (f1) + ((n) >> 2 & 1) * (f2) + ((n) >> 3 & 1) * (f3)))
+/* the sixteen of a table */
+#define FIBNIM_NIBBLES(f0, f1, f2, f3) \
+    FIBNIM_NIBBLE(0, f0, f1, f2, f3), FIBNIM_NIBBLE(1, f0, f1, f2, f3), \
+    FIBNIM_NIBBLE(2, f0, f1, f2, f3), FIBNIM_NIBBLE(3, f0, f1, f2, f3), \
+    FIBNIM_NIBBLE(4, f0, f1, f2, f3), FIBNIM_NIBBLE(5, f0, f1, f2, f3), \
+    FIBNIM_NIBBLE(6, f0, f1, f2, f3), FIBNIM_NIBBLE(7, f0, f1, f2, f3), \
+    FIBNIM_NIBBLE(8, f0, f1, f2, f3), FIBNIM_NIBBLE(9, f0, f1, f2, f3), \
+    FIBNIM_NIBBLE(10, f0, f1, f2, f3), FIBNIM_NIBBLE(11, f0, f1, f2, f3), \
+    FIBNIM_NIBBLE(12, f0, f1, f2, f3), FIBNIM_NIBBLE(13, f0, f1, f2, f3), \
+    FIBNIM_NIBBLE(14, f0, f1, f2, f3), FIBNIM_NIBBLE(15, f0, f1, f2, f3)
+
 #if defined(__GNUC__) && defined(__x86_64__) && !defined(FIBNIM_NO_SIMD)
 #define FIBNIM_X86_PATHS 1
 #include <immintrin.h>
@@ -109,19 +125,8 @@ static Py_ssize_t fibnim_fib_is_p_lanes(const uint64_t *n, const uint64_t *r, ui
 /* how far below the truth the fast golden split's estimate of the carry may be */
 #define FIBNIM_CARRY_WINDOW (1LL << 33)
 
-/* decode's nibble tables (for vpshufb): the sum of f_j over the set bits j of
-   each nibble 0..15 */
-#define FIBNIM_NIBBLE(n, f0, f1, f2, f3) \
-    ((char)(((n) & 1) * (f0) + ((n) >> 1 & 1) * (f1) + ((n) >> 2 & 1) * (f2) + ((n) >> 3 & 1) * (f3)))
-#define FIBNIM_NIBBLE_TABLE(f0, f1, f2, f3) _mm_setr_epi8( \
-    FIBNIM_NIBBLE(0, f0, f1, f2, f3), FIBNIM_NIBBLE(1, f0, f1, f2, f3), \
-    FIBNIM_NIBBLE(2, f0, f1, f2, f3), FIBNIM_NIBBLE(3, f0, f1, f2, f3), \
-    FIBNIM_NIBBLE(4, f0, f1, f2, f3), FIBNIM_NIBBLE(5, f0, f1, f2, f3), \
-    FIBNIM_NIBBLE(6, f0, f1, f2, f3), FIBNIM_NIBBLE(7, f0, f1, f2, f3), \
-    FIBNIM_NIBBLE(8, f0, f1, f2, f3), FIBNIM_NIBBLE(9, f0, f1, f2, f3), \
-    FIBNIM_NIBBLE(10, f0, f1, f2, f3), FIBNIM_NIBBLE(11, f0, f1, f2, f3), \
-    FIBNIM_NIBBLE(12, f0, f1, f2, f3), FIBNIM_NIBBLE(13, f0, f1, f2, f3), \
-    FIBNIM_NIBBLE(14, f0, f1, f2, f3), FIBNIM_NIBBLE(15, f0, f1, f2, f3))
+/* decode's nibble tables for vpshufb */
+#define FIBNIM_NIBBLE_TABLE(f0, f1, f2, f3) _mm_setr_epi8(FIBNIM_NIBBLES(f0, f1, f2, f3))
 
 typedef struct { __m512i top[8], next[8], after[8], start[8], length[8]; } fibnim_arc_tables;
 /* the constant registers of digit_sums8 (simd_avx512.h), made once by a kernel */
@@ -193,6 +198,11 @@ __attribute__((target("lzcnt,bmi2"))) static Py_ssize_t fibnim_fib_is_p_lanes_lz
     fibnim_fib_two_pile8_##suffix, fibnim_count_codewords4, fibnim_unpack_##suffix }
 #endif
 
+#if defined(__GNUC__) && defined(__aarch64__) && !defined(FIBNIM_NO_SIMD)
+#define FIBNIM_ARM_PATHS 1
+#include "simd_neon.h"
+#endif
+
 /* Two-pile power-of-two Nim in portable C, a row at a time, each value read
    once and checked before it is used: the scalar path's kernel, for every
    processor (where the general loop of piles_loop, for k piles of any
@@ -225,6 +235,11 @@ static const fibnim_path fibnim_paths[] = {
       fibnim_winning_move4, fibnim_classify_wythoff4, fibnim_power_pairs4, fibnim_decode4,
       fibnim_fib_is_p_lanes_lzcnt, fibnim_fib_two_pile4, fibnim_count_codewords4,
       fibnim_unpack_avx2 },
+#endif
+#ifdef FIBNIM_ARM_PATHS
+    { "neon", 0, fibnim_is_safe_neon, fibnim_pair_neon, fibnim_is_lower_neon, NULL, NULL,
+      fibnim_power_pairs_neon, fibnim_decode_neon, fibnim_fib_is_p_lanes, NULL,
+      fibnim_count_codewords_portable, fibnim_unpack_portable },
 #endif
     { "scalar", 0, NULL, NULL, NULL, NULL, NULL, fibnim_power_pairs_portable, NULL,
       fibnim_fib_is_p_lanes, NULL, fibnim_count_codewords_scalar, fibnim_unpack_portable },

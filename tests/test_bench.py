@@ -421,8 +421,8 @@ def test_the_file_pipelines_run_on_the_implementation_asked_for():
     from fibnim.bench import pipelines
 
     # a name no build has: fibnim's own runs must refuse it, so it reached them
-    with pytest.raises(RuntimeError, match="FIBNIM_IMPLEMENTATION=neon"):
-        pipelines.measure("quick", 1, None, {"FIBNIM_IMPLEMENTATION": "neon"})
+    with pytest.raises(RuntimeError, match="FIBNIM_IMPLEMENTATION=sve2"):
+        pipelines.measure("quick", 1, None, {"FIBNIM_IMPLEMENTATION": "sve2"})
 
 
 def test_every_case_runs_split_across_threads():

@@ -25,7 +25,7 @@ fresh_venv "$work/tools"
 "$work/tools/bin/python" -m pip install --quiet build cibuildwheel
 "$work/tools/bin/python" -m build --outdir "$work/dist" .
 tar -tzf "$work"/dist/*.tar.gz > "$work/sdist-files.txt"
-for needed in fibnim_c/_core.pyx fibnim_c/wythoff.pxi fibnim_c/simd.h fibnim_c/simd_avx2.h src/fibnim/py.typed tests/conftest.py; do
+for needed in fibnim_c/_core.pyx fibnim_c/wythoff.pxi fibnim_c/simd.h fibnim_c/simd_avx2.h fibnim_c/simd_neon.h src/fibnim/py.typed tests/conftest.py; do
     grep -q "$needed" "$work/sdist-files.txt" || { echo "sdist lacks $needed" >&2; exit 1; }
 done
 

@@ -9,7 +9,7 @@ game)` classifies many positions of any of them at once (`fibnim.GAMES` names
 them). `fibnim.backend`
 says which kernels run: "cython" (the compiled core) or "python" (the pure
 twin, exact and slow); `fibnim.implementation` which of the compiled core's
-implementations runs ("avx512ifma", "avx512", "avx2" or "scalar": the best
+implementations runs ("avx512ifma", "avx512", "avx2", "neon" or "scalar": the best
 this processor has, unless `fibnim.use_implementation` or the environment
 variable FIBNIM_IMPLEMENTATION chose another; `fibnim.implementations()`
 lists those it has).

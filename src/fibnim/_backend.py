@@ -35,7 +35,7 @@ from typing import NamedTuple
 
 TOPICS = ("zeckendorf", "wythoff", "fibonacci_nim", "power_nim", "solvers", "coding", "text")
 # every implementation a build can have, best first
-IMPLEMENTATIONS = ("avx512ifma", "avx512", "avx2", "scalar")
+IMPLEMENTATIONS = ("avx512ifma", "avx512", "avx2", "neon", "scalar")
 
 
 def _flag(name: str) -> bool:
