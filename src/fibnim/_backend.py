@@ -173,10 +173,10 @@ def use_implementation(name: str) -> None:
     True
     >>> for best in fibnim.implementations()[:1]:  # none without the compiled core
     ...     fibnim.use_implementation(best)
-    >>> fibnim.use_implementation("neon")
+    >>> fibnim.use_implementation("sve2")
     Traceback (most recent call last):
     ...
-    ValueError: unknown implementation 'neon': ...
+    ValueError: unknown implementation 'sve2': ...
     """
     if _CORE is None or not isinstance(name, str) or not _CORE.use_implementation(name):
         raise ValueError(_unsupported(name))
