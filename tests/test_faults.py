@@ -499,7 +499,10 @@ def test_an_npy_that_shrinks_while_it_is_read_never_kills_the_process(tmp_path):
         _, err = process.communicate(timeout=120)
         assert process.returncode in (0, 1), err  # never a signal
         if process.returncode == 1:
-            assert "in.npy: ends at row" in err and "Traceback" not in err
+            # cut while it was read, or (on a busy machine) before the run
+            # weighed the header's rows against the bytes: either names the file
+            assert "Traceback" not in err, err
+            assert "in.npy: ends at row" in err or "in.npy: its .npy header is damaged" in err, err
 
 
 def test_an_unreadable_npy_says_so(tmp_path, monkeypatch):
