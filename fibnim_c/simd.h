@@ -53,6 +53,11 @@ typedef struct {
 
 enum { FIBNIM_ARC_MARGIN = 8 };  /* see fibonacci_nim.pxi */
 
+/* how far below the truth the vector paths' fast golden split's estimate of
+   the carry may be (simd_avx2.h's fibnim_golden4, simd_neon.h's
+   fibnim_golden2_neon) */
+#define FIBNIM_CARRY_WINDOW (1LL << 33)
+
 /* Where SIMD_ROWS (fibonacci_nim.pxi) keeps the tables of the one-lane arc
    test: by the bit length b <= 64 of a bound, top_index(2**(b-1)) + 1 and the
    two Fibonacci numbers after that top side by side; then by j < 96 the
@@ -122,8 +127,6 @@ static Py_ssize_t fibnim_fib_is_p_lanes(const uint64_t *n, const uint64_t *r, ui
 #define FIBNIM_SMALL (1LL << 24)
 #define FIBNIM_PHI_MINUS_1 0.6180339887498949
 
-/* how far below the truth the fast golden split's estimate of the carry may be */
-#define FIBNIM_CARRY_WINDOW (1LL << 33)
 
 /* decode's nibble tables for vpshufb */
 #define FIBNIM_NIBBLE_TABLE(f0, f1, f2, f3) _mm_setr_epi8(FIBNIM_NIBBLES(f0, f1, f2, f3))
@@ -237,9 +240,10 @@ static const fibnim_path fibnim_paths[] = {
       fibnim_unpack_avx2 },
 #endif
 #ifdef FIBNIM_ARM_PATHS
-    { "neon", 0, fibnim_is_safe_neon, fibnim_pair_neon, fibnim_is_lower_neon, NULL, NULL,
-      fibnim_power_pairs_neon, fibnim_decode_neon, fibnim_fib_is_p_lanes, NULL,
-      fibnim_count_codewords_portable, fibnim_unpack_portable },
+    { "neon", 0, fibnim_is_safe_neon, fibnim_pair_neon, fibnim_is_lower_neon,
+      fibnim_winning_move_neon, fibnim_classify_wythoff_neon, fibnim_power_pairs_neon,
+      fibnim_decode_neon, fibnim_fib_is_p_neon, NULL,
+      fibnim_count_codewords_neon, fibnim_unpack_portable },
 #endif
     { "scalar", 0, NULL, NULL, NULL, NULL, NULL, fibnim_power_pairs_portable, NULL,
       fibnim_fib_is_p_lanes, NULL, fibnim_count_codewords_scalar, fibnim_unpack_portable },

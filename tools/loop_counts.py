@@ -43,44 +43,64 @@ MODELS = ("neoverse-n1", "neoverse-v1")
 
 @dataclass(frozen=True)
 class Loop:
-    function: str  # the symbol in the assembly
+    function: str  # the symbol in the assembly (a regular expression)
     key: str  # an instruction the loop must hold (a prefix of its mnemonic)
     elements: int  # elements an iteration does
     widest: bool = False  # a vector kernel's first loop, not its smallest
+    skip: int = 0  # the smallest loops holding the key to pass over
 
+
+# the scalar path's winning move: moves' first pass (its smallest loop holding
+# a product is the second, over the diagonal moves alone)
+MOVES_PASS = Loop(CYTHON_LOOP.format("moves"), "umulh", 1, skip=1)
 
 # kernel: (AVX2 loop, neon loop, aarch64 scalar path's loop); None where a path
 # has no loop of its own for it
 KERNELS: dict[str, tuple[Loop | None, Loop | None, Loop | None]] = {
     "wythoff.is_safe": (
         Loop("fibnim_is_safe4", "vpmuludq", 8, widest=True),
-        Loop("fibnim_is_safe_neon", "umulh", 2),
+        Loop("fibnim_is_safe_neon", "umulh", 6),
         Loop(CYTHON_LOOP.format("is_safe_rows"), "umulh", 1),
     ),
     "wythoff.pair": (
         Loop("fibnim_pair4", "vpmuludq", 4, widest=True),
-        Loop("fibnim_pair_neon", "umulh", 2),
+        Loop("fibnim_pair_neon", "umulh", 6),
         Loop(CYTHON_LOOP.format("pair_rows"), "umulh", 1),
     ),
     "wythoff.is_lower": (
         Loop("fibnim_is_lower4", "vpmuludq", 8, widest=True),
-        Loop("fibnim_is_lower_neon", "umulh", 2),
+        Loop("fibnim_is_lower_neon", "umulh", 4),
         Loop(CYTHON_LOOP.format("lower_or_upper"), "umulh", 1),
     ),
     "zeckendorf.decode": (
         Loop("fibnim_decode4", "vpshufb", 4, widest=True),
-        Loop("fibnim_decode_neon", "tbl", 4, widest=True),
+        Loop("fibnim_decode_neon", "tbl", 8, widest=True),
         Loop(CYTHON_LOOP.format("decode_rows"), "ldr", 1),
     ),
     "power_nim (two piles)": (
         Loop("fibnim_power_pairs4", "vpxor", 4, widest=True),
-        Loop("fibnim_power_pairs_neon", "ld2", 8, widest=True),
+        Loop("fibnim_power_pairs_neon", "ld2", 12, widest=True),
         Loop("fibnim_power_pairs_portable", "eor", 1),
+    ),
+    "wythoff.winning_move": (
+        Loop("fibnim_winning_move4", "vpmuludq", 4, widest=True),
+        Loop("fibnim_winning_move_neon", "umulh", 4),
+        MOVES_PASS,
+    ),
+    "classify (Wythoff)": (
+        Loop("fibnim_classify_wythoff4", "vpmuludq", 4, widest=True),
+        Loop("fibnim_classify_wythoff_neon", "umulh", 4),
+        MOVES_PASS,
     ),
     "fibonacci_nim.is_p": (
         Loop("fibnim_fib_is_p_lanes_lzcnt", "lzcnt", 1),
+        Loop("fibnim_fib_is_p_neon", "clz", 1),
         Loop("fibnim_fib_is_p_lanes", "clz", 1),
-        Loop("fibnim_fib_is_p_lanes", "clz", 1),
+    ),
+    "coding.count (words)": (
+        Loop("fibnim_count_codewords4", "vpshufb", 4),
+        Loop("fibnim_count_codewords_neon", "cnt", 4),
+        Loop("fibnim_count_codewords_portable", "cnt", 1),
     ),
 }
 
@@ -114,7 +134,7 @@ def compile_to_assembly(compiler: str, core_c: Path, out: Path, extra: list[str]
 
 def function_lines(assembly: str, name: str) -> list[str]:
     lines = assembly.splitlines()
-    start = lines.index(f"{name}:")
+    start = next(i for i, line in enumerate(lines) if re.fullmatch(f"{name}:", line))
     end = next(i for i in range(start, len(lines)) if lines[i].strip().startswith(".size"))
     return lines[start:end]
 
@@ -198,7 +218,8 @@ def the_loop(assembly: str, loop: Loop) -> list[str]:
     if loop.widest:
         chosen = min(holding, key=min)
     else:
-        chosen = min(holding, key=lambda members: sum(len(found[i]) for i in members))
+        by_size = sorted(holding, key=lambda members: sum(len(found[i]) for i in members))
+        chosen = by_size[loop.skip]
     return [line for i in chosen for line in found[i]]
 
 
