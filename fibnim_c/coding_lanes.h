@@ -1,5 +1,6 @@
 /* Fibonacci coding's fast lanes (fibnim_unpack_lane_fn of coding.h), one for
-   each x86-64 vector path. The walk of coding.h spends some 20 instructions
+   each x86-64 vector path and one for neon (its block, cut and values in
+   simd_neon.h; the lane body below is the same). The walk of coding.h spends some 20 instructions
    a codeword finding it and summing its digits from tables; a lane cuts the
    codewords of a 64-bit word out as codes, several to a vector, and the
    path's decode sums their digits, without its test of each code (the lane
@@ -31,23 +32,43 @@
 #ifndef FIBNIM_CODING_LANES_H
 #define FIBNIM_CODING_LANES_H
 
+enum { FIBNIM_LANE_CODES = 512,     /* codes summed at once */
+       FIBNIM_WORD_ENDS = 32 };     /* the most codewords that end in a word */
+
+/* the lane's bit scans: single instructions on both (64 for a zero, where
+   a count runs off the word) */
+#ifdef FIBNIM_X86_PATHS
 #define FIBNIM_LANE_BITS_TARGET "bmi,bmi2,lzcnt,popcnt,"
 #define FIBNIM_LANE_AVX2 __attribute__((target(FIBNIM_LANE_BITS_TARGET "avx2,fma")))
 #define FIBNIM_LANE_AVX512 __attribute__((target(FIBNIM_LANE_BITS_TARGET \
     "avx2,fma,avx512f,avx512vl,avx512bw,avx512dq,avx512cd")))
 #define FIBNIM_LANE_VBMI2 __attribute__((target(FIBNIM_LANE_BITS_TARGET \
     "avx2,fma,avx512f,avx512vl,avx512bw,avx512dq,avx512cd,avx512ifma,avx512vbmi,avx512vbmi2")))
-enum { FIBNIM_LANE_CODES = 512,     /* codes summed at once */
-       FIBNIM_WORD_ENDS = 32 };     /* the most codewords that end in a word */
+#define FIBNIM_LANE_BODY_TARGET FIBNIM_LANE_AVX2
+#define FIBNIM_LANE_POPCOUNT(x) _mm_popcnt_u64(x)
+#define FIBNIM_LANE_TZCNT(x) _tzcnt_u64(x)
+#define FIBNIM_LANE_LZCNT(x) _lzcnt_u64(x)
+#define FIBNIM_LANE_BZHI(x, n) _bzhi_u64(x, n)
+#else  /* AArch64 (ACLE: clz of 0 is 64) */
+#define FIBNIM_LANE_BODY_TARGET
+#define FIBNIM_LANE_POPCOUNT(x) __builtin_popcountll(x)
+#define FIBNIM_LANE_TZCNT(x) __clzll(__rbitll(x))
+#define FIBNIM_LANE_LZCNT(x) __clzll(x)
+#define FIBNIM_LANE_BZHI(x, n) ((n) >= 64 ? (x) : (x) & ~(~(uint64_t)0 << (n)))
+#endif
 
+/* 8 words of the stream from 64 bytes, each with its first bit at bit 0,
+   and their closing bits */
+typedef void (*fibnim_lane_block_fn)(const uint8_t *bytes, uint64_t *word, uint64_t *closing);
 /* the codes of the codewords that end in w (closing: their last bits), each
-   starting a bit past the one before: code[1 .. ends), then whatever up to
-   the next multiple of 8 (code[0], whose codeword began before the word, is
-   the lane body's to write) */
+   starting a bit past the one before: code[1 .. ends), then (the x86-64
+   cuts) whatever up to the next multiple of 8 (code[0], whose codeword began
+   before the word, is the lane body's to write) */
 typedef void (*fibnim_lane_cut_fn)(uint64_t w, uint64_t closing, int ends, uint64_t *code);
 /* codes of at most 64 digits to values */
 typedef void (*fibnim_lane_values_fn)(const uint64_t *code, uint64_t *out, Py_ssize_t n);
 
+#ifdef FIBNIM_X86_PATHS
 /* 8 words of the stream from bytes, and their closing bits */
 FIBNIM_LANE_AVX2 static inline void fibnim_lane_block(const uint8_t *bytes, uint64_t *word,
                                                       uint64_t *closing) {
@@ -157,6 +178,7 @@ FIBNIM_LANE_VALUES(fibnim_lane_values_avx512, FIBNIM_LANE_AVX512, fibnim_decode8
                    fibnim_decode_short16_avx512, 16)
 FIBNIM_LANE_VALUES(fibnim_lane_values_avx2, FIBNIM_LANE_AVX2, fibnim_decode4_body,
                    fibnim_decode_short8, 8)
+#endif  /* FIBNIM_X86_PATHS */
 
 /* the lane, for the functions of a path (inlined: each path's own copy).
 
@@ -166,16 +188,16 @@ FIBNIM_LANE_VALUES(fibnim_lane_values_avx2, FIBNIM_LANE_AVX2, fibnim_decode4_bod
    closing bit. So the lane stops at word k + j with the stream read to bit
    64 (k + j) - head. The first word's codeword starts at bit `start`; there
    head is -start. */
-FIBNIM_ALWAYS_INLINE FIBNIM_LANE_AVX2 Py_ssize_t fibnim_lane_body(
+FIBNIM_ALWAYS_INLINE FIBNIM_LANE_BODY_TARGET Py_ssize_t fibnim_lane_body(
         const uint8_t *data, uint64_t bits, uint64_t *position, uint64_t *out, Py_ssize_t size,
-        fibnim_lane_cut_fn cut, fibnim_lane_values_fn values) {
+        fibnim_lane_block_fn block, fibnim_lane_cut_fn cut, fibnim_lane_values_fn values) {
     uint64_t code[FIBNIM_LANE_CODES + 2 * FIBNIM_WORD_ENDS];
     uint64_t word[8], closing_of[8];
     uint64_t k = *position >> 6, tail = 0, carry = 0;
     int start = (int)(*position & 63), head = -start, j = 0;
     Py_ssize_t i = 0, n = 0;  /* values in out; codes waiting */
     for (; k + 8 <= bits >> 6; k += 8) {
-        fibnim_lane_block(data + 8 * k, word, closing_of);
+        block(data + 8 * k, word, closing_of);
         for (j = 0; j < 8; j++) {
             uint64_t w = word[j], closing = closing_of[j];
             if (start) {  /* the lane's first word: its bits before *position are not ours */
@@ -185,17 +207,17 @@ FIBNIM_ALWAYS_INLINE FIBNIM_LANE_AVX2 Py_ssize_t fibnim_lane_body(
             /* A 1 carried pairs with bit 0 where that is a 1: the word's first
                run of ones then closes at its even places, not its odd ones. */
             closing ^= (0 - (carry & w & 1)) & w & ~(w + 1);
-            int ends = (int)_mm_popcnt_u64(closing), first = (int)_tzcnt_u64(closing);  /* 64 if none */
+            int ends = (int)FIBNIM_LANE_POPCOUNT(closing), first = (int)FIBNIM_LANE_TZCNT(closing);  /* 64 if none */
             if (head + first > FIBNIM_WINDOW || i + n + ends > size)  /* a long one; no room */
                 goto stop;
             cut(w, closing, ends, code + n);
             if (start) {  /* a codeword longer than the rest of the word may start there */
-                code[n] = _bzhi_u64(w, (unsigned)first) >> start;
-                head = ends ? (int)_lzcnt_u64(closing) : 64 - start;
+                code[n] = FIBNIM_LANE_BZHI(w, (unsigned)first) >> start;
+                head = ends ? (int)FIBNIM_LANE_LZCNT(closing) : 64 - start;
                 start = 0;
             } else {
-                code[n] = tail | (_bzhi_u64(w, (unsigned)first) << head);
-                head = (int)_lzcnt_u64(closing);
+                code[n] = tail | (FIBNIM_LANE_BZHI(w, (unsigned)first) << head);
+                head = (int)FIBNIM_LANE_LZCNT(closing);
             }
             tail = (w >> 1) >> (63 - head);  /* w >> (64 - head), for head = 0 too */
             carry = (w & ~closing) >> 63;  /* a 1 at the top that no pair closed */
@@ -214,9 +236,10 @@ stop:
     return i + n;
 }
 
+#ifdef FIBNIM_X86_PATHS
 FIBNIM_LANE_VBMI2 static Py_ssize_t fibnim_unpack_lane_vbmi2(
         const uint8_t *data, uint64_t bits, uint64_t *position, uint64_t *out, Py_ssize_t size) {
-    return fibnim_lane_body(data, bits, position, out, size,
+    return fibnim_lane_body(data, bits, position, out, size, fibnim_lane_block,
                             fibnim_lane_cut_vbmi2, fibnim_lane_values_ifma);
 }
 /* the avx512 path's: AVX2's cut (as fast, on Zen 4, as one in 512-bit
@@ -225,13 +248,23 @@ FIBNIM_LANE_VBMI2 static Py_ssize_t fibnim_unpack_lane_vbmi2(
    AVX-512's decode */
 FIBNIM_LANE_AVX2 static Py_ssize_t fibnim_unpack_lane_avx512(
         const uint8_t *data, uint64_t bits, uint64_t *position, uint64_t *out, Py_ssize_t size) {
-    return fibnim_lane_body(data, bits, position, out, size,
+    return fibnim_lane_body(data, bits, position, out, size, fibnim_lane_block,
                             fibnim_lane_cut_avx2, fibnim_lane_values_avx512);
 }
 FIBNIM_LANE_AVX2 static Py_ssize_t fibnim_unpack_lane_avx2(
         const uint8_t *data, uint64_t bits, uint64_t *position, uint64_t *out, Py_ssize_t size) {
-    return fibnim_lane_body(data, bits, position, out, size,
+    return fibnim_lane_body(data, bits, position, out, size, fibnim_lane_block,
                             fibnim_lane_cut_avx2, fibnim_lane_values_avx2);
 }
+#endif
+
+#ifdef FIBNIM_ARM_PATHS
+/* the neon path's: simd_neon.h's block, cut and values */
+static Py_ssize_t fibnim_unpack_lane_neon(
+        const uint8_t *data, uint64_t bits, uint64_t *position, uint64_t *out, Py_ssize_t size) {
+    return fibnim_lane_body(data, bits, position, out, size, fibnim_lane_block_neon,
+                            fibnim_lane_cut_neon, fibnim_lane_values_neon);
+}
+#endif
 
 #endif

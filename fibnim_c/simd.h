@@ -154,7 +154,6 @@ typedef struct {
 #undef FIBNIM_IFMA
 
 #include "simd_avx2.h"
-
 #include "coding_lanes.h"
 
 /* coding.h's unpack where its bit scans and masks are single instructions
@@ -204,6 +203,14 @@ __attribute__((target("lzcnt,bmi2"))) static Py_ssize_t fibnim_fib_is_p_lanes_lz
 #if defined(__GNUC__) && defined(__aarch64__) && !defined(FIBNIM_NO_SIMD)
 #define FIBNIM_ARM_PATHS 1
 #include "simd_neon.h"
+#include "coding_lanes.h"
+
+/* coding.h's unpack with the neon lane (long codewords summed in the walk) */
+static int fibnim_unpack_neon(const uint8_t *data, uint64_t bits, uint64_t *position,
+                              uint64_t *out, Py_ssize_t size, Py_ssize_t *done) {
+    return fibnim_unpack_lanes(data, bits, position, out, size, done, NULL,
+                               fibnim_unpack_lane_neon);
+}
 #endif
 
 /* Two-pile power-of-two Nim in portable C, a row at a time, each value read
@@ -243,7 +250,7 @@ static const fibnim_path fibnim_paths[] = {
     { "neon", 0, fibnim_is_safe_neon, fibnim_pair_neon, fibnim_is_lower_neon,
       fibnim_winning_move_neon, fibnim_classify_wythoff_neon, fibnim_power_pairs_neon,
       fibnim_decode_neon, fibnim_fib_is_p_neon, NULL,
-      fibnim_count_codewords_neon, fibnim_unpack_portable },
+      fibnim_count_codewords_neon, fibnim_unpack_neon },
 #endif
     { "scalar", 0, NULL, NULL, NULL, NULL, NULL, fibnim_power_pairs_portable, NULL,
       fibnim_fib_is_p_lanes, NULL, fibnim_count_codewords_scalar, fibnim_unpack_portable },

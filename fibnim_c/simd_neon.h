@@ -303,6 +303,14 @@ static Py_ssize_t fibnim_classify_wythoff_neon(const uint64_t *piles, int64_t *o
     return i;
 }
 
+/* fibnim_closing_bits of coding.h, two words at a time */
+FIBNIM_INLINE uint64x2_t fibnim_closing_bits2_neon(uint64x2_t w) {
+    const uint64x2_t even = vdupq_n_u64(FIBNIM_EVEN_POSITIONS);
+    uint64x2_t lows = vbicq_u64(w, vshlq_n_u64(w, 1));
+    uint64x2_t even_low = vbicq_u64(w, vaddq_u64(w, vandq_u64(lows, even)));
+    return vandq_u64(w, veorq_u64(even_low, even));
+}
+
 /* Fibonacci coding's count (fibnim_word_pairs of coding.h) four words a pass,
    two to a vector: each word made big-endian by rev64, its closing bits at
    once, counted by cnt into bytes and summed pairwise into 16-bit lanes, and
@@ -310,7 +318,7 @@ static Py_ssize_t fibnim_classify_wythoff_neon(const uint64_t *piles, int64_t *o
    the one left over at the bottom of the word before). A word of all ones
    passes its carry on unchanged: its pass is counted word by word. */
 static uint64_t fibnim_count_codewords_neon(const uint8_t *data, uint64_t bits) {
-    const uint64x2_t even = vdupq_n_u64(FIBNIM_EVEN_POSITIONS), odd = vdupq_n_u64(~FIBNIM_EVEN_POSITIONS);
+    const uint64x2_t odd = vdupq_n_u64(~FIBNIM_EVEN_POSITIONS);
     const uint64x2_t one = vdupq_n_u64(1), ones = vdupq_n_u64(~(uint64_t)0);
     uint64_t words = bits >> 6, k = 0, count = 0, carry = 0;
     while (k + 4 <= words) {
@@ -330,12 +338,8 @@ static uint64_t fibnim_count_codewords_neon(const uint8_t *data, uint64_t bits) 
                 before = vdupq_n_u64(0 - carry);
                 continue;
             }
-            uint64x2_t lows0 = vbicq_u64(w0, vshlq_n_u64(w0, 1));
-            uint64x2_t lows1 = vbicq_u64(w1, vshlq_n_u64(w1, 1));
-            uint64x2_t even_low0 = vbicq_u64(w0, vaddq_u64(w0, vandq_u64(lows0, even)));
-            uint64x2_t even_low1 = vbicq_u64(w1, vaddq_u64(w1, vandq_u64(lows1, even)));
-            uint64x2_t closing0 = vandq_u64(w0, veorq_u64(even_low0, even));
-            uint64x2_t closing1 = vandq_u64(w1, veorq_u64(even_low1, even));
+            uint64x2_t closing0 = fibnim_closing_bits2_neon(w0);
+            uint64x2_t closing1 = fibnim_closing_bits2_neon(w1);
             by_pair = vpadalq_u8(by_pair, vaddq_u8(vcntq_u8(vreinterpretq_u8_u64(closing0)),
                                                    vcntq_u8(vreinterpretq_u8_u64(closing1))));
             /* all ones where the top run is odd, and where the bottom run is */
@@ -364,22 +368,38 @@ static uint64_t fibnim_count_codewords_neon(const uint8_t *data, uint64_t bits) 
    times the high half's A moves it and drops the high half at once
    (mod 2**w: every sum is below 2**w). Two codes to a vector. */
 typedef struct { uint8x16_t low_a, low_b, high_a, high_b; } fibnim_nibble_tables_neon;
+/* the tables for a code's order of digits (bit j: F_(j+2)) */
+static const fibnim_nibble_tables_neon fibnim_code_nibbles_neon = {
+    { FIBNIM_NIBBLES(1, 2, 3, 5) }, { FIBNIM_NIBBLES(1, 1, 2, 3) },
+    { FIBNIM_NIBBLES(8, 13, 21, 34) }, { FIBNIM_NIBBLES(5, 8, 13, 21) } };
 
-static inline uint64x2_t fibnim_decode2_neon(uint64x2_t code, const fibnim_nibble_tables_neon *t) {
-    uint8x16_t bytes = vreinterpretq_u8_u64(code);
+/* A and B of each 16-bit chunk of the bytes: A is a 16-digit chunk's value */
+FIBNIM_INLINE void fibnim_sums16_neon(uint8x16_t bytes, const fibnim_nibble_tables_neon *t,
+                                      uint16x8_t *a16, uint16x8_t *b16) {
     uint8x16_t lo = vandq_u8(bytes, vdupq_n_u8(0x0f)), hi = vshrq_n_u8(bytes, 4);
     uint8x16_t a8 = vaddq_u8(vqtbl1q_u8(t->low_a, lo), vqtbl1q_u8(t->high_a, hi));
     uint8x16_t b8 = vaddq_u8(vqtbl1q_u8(t->low_b, lo), vqtbl1q_u8(t->high_b, hi));
     /* bytes to 16 bits: w = 8, F_9 = 34, F_8 = 21, F_7 = 13 */
-    uint16x8_t a16 = vreinterpretq_u16_u8(a8), b16 = vreinterpretq_u16_u8(b8);
-    uint16x8_t a_high = vshrq_n_u16(a16, 8), b_high = vshrq_n_u16(b16, 8);
-    a16 = vmlaq_n_u16(vmlaq_n_u16(a16, a_high, (uint16_t)(34 - 256)), b_high, 21);
-    b16 = vmlaq_n_u16(vmlaq_n_u16(b16, a_high, 21), b_high, (uint16_t)(13 - 256));
-    /* to 32 bits: w = 16, F_17 = 1597, F_16 = 987, F_15 = 610 */
-    uint32x4_t a32 = vreinterpretq_u32_u16(a16), b32 = vreinterpretq_u32_u16(b16);
-    uint32x4_t a_top = vshrq_n_u32(a32, 16), b_top = vshrq_n_u32(b32, 16);
-    a32 = vmlaq_n_u32(vmlaq_n_u32(a32, a_top, (uint32_t)(1597 - 65536)), b_top, 987);
-    b32 = vmlaq_n_u32(vmlaq_n_u32(b32, a_top, 987), b_top, (uint32_t)(610 - 65536));
+    uint16x8_t a = vreinterpretq_u16_u8(a8), b = vreinterpretq_u16_u8(b8);
+    uint16x8_t a_high = vshrq_n_u16(a, 8), b_high = vshrq_n_u16(b, 8);
+    *a16 = vmlaq_n_u16(vmlaq_n_u16(a, a_high, (uint16_t)(34 - 256)), b_high, 21);
+    *b16 = vmlaq_n_u16(vmlaq_n_u16(b, a_high, 21), b_high, (uint16_t)(13 - 256));
+}
+
+/* the same of 32-bit chunks: w = 16, F_17 = 1597, F_16 = 987, F_15 = 610 */
+FIBNIM_INLINE void fibnim_sums32_neon(uint16x8_t a16, uint16x8_t b16, uint32x4_t *a32,
+                                      uint32x4_t *b32) {
+    uint32x4_t a = vreinterpretq_u32_u16(a16), b = vreinterpretq_u32_u16(b16);
+    uint32x4_t a_top = vshrq_n_u32(a, 16), b_top = vshrq_n_u32(b, 16);
+    *a32 = vmlaq_n_u32(vmlaq_n_u32(a, a_top, (uint32_t)(1597 - 65536)), b_top, 987);
+    *b32 = vmlaq_n_u32(vmlaq_n_u32(b, a_top, 987), b_top, (uint32_t)(610 - 65536));
+}
+
+static inline uint64x2_t fibnim_decode2_neon(uint64x2_t code, const fibnim_nibble_tables_neon *t) {
+    uint16x8_t a16, b16;
+    uint32x4_t a32, b32;
+    fibnim_sums16_neon(vreinterpretq_u8_u64(code), t, &a16, &b16);
+    fibnim_sums32_neon(a16, b16, &a32, &b32);
     /* to 64 bits: w = 32, F_33 = 3524578, F_32 = 2178309 (the widening products
        take the high halves narrowed) */
     uint64x2_t a64 = vreinterpretq_u64_u32(a32), b64 = vreinterpretq_u64_u32(b32);
@@ -393,9 +413,6 @@ static inline uint64x2_t fibnim_decode2_neon(uint64x2_t code, const fibnim_nibbl
    stops before a block with a code above limit or with two adjacent set bits */
 static Py_ssize_t fibnim_decode_neon(const uint64_t *code, int64_t *out, Py_ssize_t n,
                                      uint64_t limit) {
-    static const fibnim_nibble_tables_neon tables = {
-        { FIBNIM_NIBBLES(1, 2, 3, 5) }, { FIBNIM_NIBBLES(1, 1, 2, 3) },
-        { FIBNIM_NIBBLES(8, 13, 21, 34) }, { FIBNIM_NIBBLES(5, 8, 13, 21) } };
     const uint64x2_t most = vdupq_n_u64(limit);
     Py_ssize_t i = 0;
     for (; i + 8 <= n; i += 8) {
@@ -412,8 +429,8 @@ static Py_ssize_t fibnim_decode_neon(const uint64_t *code, int64_t *out, Py_ssiz
             value[j] = fibnim_bytes_value(c[j], 0, 8);
         }
         if (bad_here || vmaxvq_u32(vreinterpretq_u32_u64(bad))) break;
-        vst1q_s64(out + i, vreinterpretq_s64_u64(fibnim_decode2_neon(c0, &tables)));
-        vst1q_s64(out + i + 2, vreinterpretq_s64_u64(fibnim_decode2_neon(c1, &tables)));
+        vst1q_s64(out + i, vreinterpretq_s64_u64(fibnim_decode2_neon(c0, &fibnim_code_nibbles_neon)));
+        vst1q_s64(out + i + 2, vreinterpretq_s64_u64(fibnim_decode2_neon(c1, &fibnim_code_nibbles_neon)));
         memcpy(out + i + 4, value, sizeof value);
     }
     return i;
@@ -464,4 +481,64 @@ static Py_ssize_t fibnim_power_pairs_neon(
         memcpy(out + i + 8, answer, sizeof answer);
     }
     return i;
+}
+
+/* The unpack lane's parts (coding_lanes.h's fibnim_lane_body): */
+/* 8 words of the stream, each byte's bits reversed by rbit (the first bit
+   at bit 0 of the little-endian word), and their closing bits */
+static inline void fibnim_lane_block_neon(const uint8_t *bytes, uint64_t *word, uint64_t *closing) {
+    for (int q = 0; q < 4; q++) {
+        uint64x2_t w = vreinterpretq_u64_u8(vrbitq_u8(vld1q_u8(bytes + 16 * q)));
+        vst1q_u64(word + 2 * q, w);
+        vst1q_u64(closing + 2 * q, fibnim_closing_bits2_neon(w));
+    }
+}
+
+/* each codeword's digits, from a bit past the end before to its closing bit
+   (rbit and clz find it) */
+static inline void fibnim_lane_cut_neon(uint64_t w, uint64_t closing, int ends, uint64_t *code) {
+    int start = 0;  /* code[0]: the body's to write */
+    for (int g = 0; g < ends; g++) {
+        int end = (int)__clzll(__rbitll(closing));
+        closing &= closing - 1;
+        code[g] = (w >> start) & ~(~(uint64_t)0 << (end - start));
+        start = end + 1;
+    }
+}
+
+/* codes (at most 56 digits: the lane made them) to values: narrowed to 16-
+   or 32-bit lanes where all of them fit (eight or four a vector, most
+   streams), else two a vector */
+static inline void fibnim_lane_values_neon(const uint64_t *code, uint64_t *out, Py_ssize_t n) {
+    const fibnim_nibble_tables_neon *t = &fibnim_code_nibbles_neon;
+    uint64x2_t any = vdupq_n_u64(0);
+    for (Py_ssize_t j = 0; j + 2 <= n; j += 2) any = vorrq_u64(any, vld1q_u64(code + j));
+    uint64_t widest = vgetq_lane_u64(any, 0) | vgetq_lane_u64(any, 1);
+    Py_ssize_t k = 0;
+    uint16x8_t a16, b16;
+    uint32x4_t a32, b32;
+    if (widest >> 16 == 0) {
+        for (; k + 8 <= n; k += 8) {
+            uint32x4_t low = vmovn_high_u64(vmovn_u64(vld1q_u64(code + k)), vld1q_u64(code + k + 2));
+            uint32x4_t high = vmovn_high_u64(vmovn_u64(vld1q_u64(code + k + 4)),
+                                             vld1q_u64(code + k + 6));
+            fibnim_sums16_neon(vreinterpretq_u8_u16(vmovn_high_u32(vmovn_u32(low), high)), t,
+                               &a16, &b16);
+            uint32x4_t first = vmovl_u16(vget_low_u16(a16)), second = vmovl_high_u16(a16);
+            vst1q_u64(out + k, vmovl_u32(vget_low_u32(first)));
+            vst1q_u64(out + k + 2, vmovl_high_u32(first));
+            vst1q_u64(out + k + 4, vmovl_u32(vget_low_u32(second)));
+            vst1q_u64(out + k + 6, vmovl_high_u32(second));
+        }
+    } else if (widest >> 32 == 0) {
+        for (; k + 4 <= n; k += 4) {
+            uint32x4_t codes = vmovn_high_u64(vmovn_u64(vld1q_u64(code + k)), vld1q_u64(code + k + 2));
+            fibnim_sums16_neon(vreinterpretq_u8_u32(codes), t, &a16, &b16);
+            fibnim_sums32_neon(a16, b16, &a32, &b32);
+            vst1q_u64(out + k, vmovl_u32(vget_low_u32(a32)));
+            vst1q_u64(out + k + 2, vmovl_high_u32(a32));
+        }
+    }
+    for (; k + 2 <= n; k += 2) vst1q_u64(out + k, fibnim_decode2_neon(vld1q_u64(code + k), t));
+    for (; k < n; k++) out[k] = fibnim_bytes_value(code[k], 0, 8);
 }

@@ -12,12 +12,13 @@
 #     tools/aarch64.sh [PYTEST ARGUMENTS]     (default: the kernels' tests, -k cython)
 #
 # Needs root (apt-get, mount, chroot), Debian's archive and PyPI; DEBIAN_MIRROR
-# names another archive, WHEELHOUSE=DIR keeps the repaired wheel. .ci/run runs
+# names another archive, WHEELHOUSE=DIR keeps the repaired wheel, ARM_ROOT=DIR
+# (new or empty) the root with the wheel installed in /venv. .ci/run runs
 # it beside its install, lint and test stages.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 work=$(mktemp -d)
-root="$work/root"
+root="${ARM_ROOT:-$work/root}"  # ARM_ROOT=DIR keeps it, for tools/arm_instructions.py
 cleanup() {
     umount "$root/proc" 2>/dev/null || true
     rm -rf --one-file-system "$work"
