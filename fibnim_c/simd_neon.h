@@ -120,7 +120,11 @@ static Py_ssize_t fibnim_pair_neon(
         uint64x2_t fraction, unsure = vdupq_n_u64(0);
         uint64x2_t lower = vaddq_u64(v, fibnim_golden2_neon(v, &fraction, &unsure));
         uint64x2_t bad = vorrq_u64(unsure, vcgtq_u64(v, most));
-        if ((v2 | v3 | v4 | v5) > limit || vmaxvq_u32(vreinterpretq_u32_u64(bad))) break;
+        /* each against limit: pair's (PAIR_LIMIT) is no 2**k - 1, and an or of
+           values below it is often above */
+        if ((v2 > limit) | (v3 > limit) | (v4 > limit) | (v5 > limit)
+                || vmaxvq_u32(vreinterpretq_u32_u64(bad)))
+            break;
         uint64_t lower2 = v2 + fibnim_golden_floor(v2), lower3 = v3 + fibnim_golden_floor(v3);
         uint64_t lower4 = v4 + fibnim_golden_floor(v4), lower5 = v5 + fibnim_golden_floor(v5);
         vst1q_s64(a + i, vreinterpretq_s64_u64(lower));
