@@ -1,11 +1,11 @@
 /* Fibonacci coding's fast lanes (fibnim_unpack_lane_fn of coding.h), one for
    each x86-64 vector path and one for neon (its block, cut and values in
-   simd_neon.h; the lane body below is the same). The walk of coding.h spends some 20 instructions
-   a codeword finding it and summing its digits from tables; a lane cuts the
-   codewords of a 64-bit word out as codes, several to a vector, and the
-   path's decode sums their digits, without its test of each code (the lane
-   made them) and two codes to a 64-bit lane where a batch's codes all have
-   32 digits or fewer.
+   simd_neon.h; the lane body below is the same). The walk of coding.h
+   spends some 20 instructions a codeword finding it and summing its digits
+   from tables; a lane cuts the codewords of a 64-bit word out as codes,
+   several to a vector, and the path's decode sums their digits, without its
+   test of each code (the lane made them) and two codes to a 64-bit lane
+   where a batch's codes all have 32 digits or fewer.
 
    The stream is read 512 bits at a time, its bytes' bits reversed so that
    each 64-bit word has its first bit at bit 0, and the words' closing bits
@@ -49,7 +49,7 @@ enum { FIBNIM_LANE_CODES = 512,     /* codes summed at once */
 #define FIBNIM_LANE_TZCNT(x) _tzcnt_u64(x)
 #define FIBNIM_LANE_LZCNT(x) _lzcnt_u64(x)
 #define FIBNIM_LANE_BZHI(x, n) _bzhi_u64(x, n)
-#else  /* AArch64 (ACLE: clz of 0 is 64) */
+#else  /* FIBNIM_ARM_PATHS (ACLE's __clzll of 0 is 64) */
 #define FIBNIM_LANE_BODY_TARGET
 #define FIBNIM_LANE_POPCOUNT(x) __builtin_popcountll(x)
 #define FIBNIM_LANE_TZCNT(x) __clzll(__rbitll(x))
@@ -207,7 +207,8 @@ FIBNIM_ALWAYS_INLINE FIBNIM_LANE_BODY_TARGET Py_ssize_t fibnim_lane_body(
             /* A 1 carried pairs with bit 0 where that is a 1: the word's first
                run of ones then closes at its even places, not its odd ones. */
             closing ^= (0 - (carry & w & 1)) & w & ~(w + 1);
-            int ends = (int)FIBNIM_LANE_POPCOUNT(closing), first = (int)FIBNIM_LANE_TZCNT(closing);  /* 64 if none */
+            int ends = (int)FIBNIM_LANE_POPCOUNT(closing);
+            int first = (int)FIBNIM_LANE_TZCNT(closing);  /* 64 if none */
             if (head + first > FIBNIM_WINDOW || i + n + ends > size)  /* a long one; no room */
                 goto stop;
             cut(w, closing, ends, code + n);

@@ -127,7 +127,6 @@ static Py_ssize_t fibnim_fib_is_p_lanes(const uint64_t *n, const uint64_t *r, ui
 #define FIBNIM_SMALL (1LL << 24)
 #define FIBNIM_PHI_MINUS_1 0.6180339887498949
 
-
 /* decode's nibble tables for vpshufb */
 #define FIBNIM_NIBBLE_TABLE(f0, f1, f2, f3) _mm_setr_epi8(FIBNIM_NIBBLES(f0, f1, f2, f3))
 

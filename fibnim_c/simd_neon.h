@@ -156,7 +156,8 @@ FIBNIM_INLINE uint64x2_t fibnim_is_a2_neon(uint64x2_t x, uint64x2_t *unsure) {
     uint64x2_t lower = vcgtq_u64(vdupq_n_u64(FIBNIM_PHI_HI - FIBNIM_CARRY_WINDOW), f);
     uint64x2_t upper = vandq_u64(vcgtq_u64(f, vdupq_n_u64(FIBNIM_PHI_HI)),
                                  vcleq_u64(f, vdupq_n_u64(~(uint64_t)FIBNIM_CARRY_WINDOW)));
-    *unsure = vorrq_u64(*unsure, fibnim_not_neon(vorrq_u64(vorrq_u64(lower, upper), vceqzq_u64(x))));
+    uint64x2_t sure = vorrq_u64(vorrq_u64(lower, upper), vceqzq_u64(x));
+    *unsure = vorrq_u64(*unsure, fibnim_not_neon(sure));
     return lower;
 }
 
@@ -182,7 +183,8 @@ static Py_ssize_t fibnim_is_lower_neon(
         uint64x2_t v = vld1q_u64(x + i), unsure = vdupq_n_u64(0);
         uint64_t v2 = x[i + 2], v3 = x[i + 3];
         int tie = 0;
-        uint64x2_t lower = vbicq_u64(veorq_u64(fibnim_is_a2_neon(v, &unsure), flips), vceqzq_u64(v));
+        uint64x2_t lower = vbicq_u64(veorq_u64(fibnim_is_a2_neon(v, &unsure), flips),
+                                     vceqzq_u64(v));
         uint8_t answer2 = fibnim_lower_or_upper(v2, flip, &tie);
         uint8_t answer3 = fibnim_lower_or_upper(v3, flip, &tie);
         uint64x2_t bad = vorrq_u64(unsure, vcgtq_u64(v, most));
@@ -247,7 +249,8 @@ FIBNIM_INLINE void fibnim_move2_neon(uint64x2_t x, uint64x2_t y, uint64x2_t *tx,
     uint64x2_t d = vsubq_u64(l, s);
     uint64x2_t a_d = vaddq_u64(d, fibnim_golden2_neon(d, &d_fraction, unsure));
     uint64x2_t ts = vorrq_u64(vbslq_u64(diagonal, a_d, vbicq_u64(s, empty)), none);
-    uint64x2_t tl = vorrq_u64(vbslq_u64(diagonal, vaddq_u64(a_d, d), vbicq_u64(other, empty)), none);
+    uint64x2_t tl = vorrq_u64(
+        vbslq_u64(diagonal, vaddq_u64(a_d, d), vbicq_u64(other, empty)), none);
     *tx = vbslq_u64(swapped, tl, ts);
     *ty = vbslq_u64(swapped, ts, tl);
 }
@@ -293,8 +296,9 @@ static Py_ssize_t fibnim_classify_wythoff_neon(const uint64_t *piles, int64_t *o
         int sure = fibnim_move_neon(x2, y2, &t[0], &t[1]) & fibnim_move_neon(x3, y3, &t[2], &t[3]);
         if (((x2 | y2 | x3 | y3) > limit) | !sure || vmaxvq_u32(vreinterpretq_u32_u64(unsure)))
             break;
-        int64x2x3_t answers = { { vreinterpretq_s64_u64(vshrq_n_u64(vceqq_u64(t0, vdupq_n_u64(~(uint64_t)0)), 63)),
-                                  vreinterpretq_s64_u64(t0), vreinterpretq_s64_u64(t1) } };
+        uint64x2_t p = vshrq_n_u64(vceqq_u64(t0, vdupq_n_u64(~(uint64_t)0)), 63);
+        int64x2x3_t answers = { { vreinterpretq_s64_u64(p), vreinterpretq_s64_u64(t0),
+                                  vreinterpretq_s64_u64(t1) } };
         vst3q_s64(out + 3 * i, answers);
         int64_t *row = out + 3 * i + 6;
         row[0] = t[0] == -1;
@@ -433,8 +437,9 @@ static Py_ssize_t fibnim_decode_neon(const uint64_t *code, int64_t *out, Py_ssiz
             value[j] = fibnim_bytes_value(c[j], 0, 8);
         }
         if (bad_here || vmaxvq_u32(vreinterpretq_u32_u64(bad))) break;
-        vst1q_s64(out + i, vreinterpretq_s64_u64(fibnim_decode2_neon(c0, &fibnim_code_nibbles_neon)));
-        vst1q_s64(out + i + 2, vreinterpretq_s64_u64(fibnim_decode2_neon(c1, &fibnim_code_nibbles_neon)));
+        const fibnim_nibble_tables_neon *t = &fibnim_code_nibbles_neon;
+        vst1q_s64(out + i, vreinterpretq_s64_u64(fibnim_decode2_neon(c0, t)));
+        vst1q_s64(out + i + 2, vreinterpretq_s64_u64(fibnim_decode2_neon(c1, t)));
         memcpy(out + i + 4, value, sizeof value);
     }
     return i;
@@ -490,7 +495,8 @@ static Py_ssize_t fibnim_power_pairs_neon(
 /* The unpack lane's parts (coding_lanes.h's fibnim_lane_body): */
 /* 8 words of the stream, each byte's bits reversed by rbit (the first bit
    at bit 0 of the little-endian word), and their closing bits */
-static inline void fibnim_lane_block_neon(const uint8_t *bytes, uint64_t *word, uint64_t *closing) {
+static inline void fibnim_lane_block_neon(const uint8_t *bytes, uint64_t *word,
+                                          uint64_t *closing) {
     for (int q = 0; q < 4; q++) {
         uint64x2_t w = vreinterpretq_u64_u8(vrbitq_u8(vld1q_u8(bytes + 16 * q)));
         vst1q_u64(word + 2 * q, w);
@@ -510,6 +516,11 @@ static inline void fibnim_lane_cut_neon(uint64_t w, uint64_t closing, int ends, 
     }
 }
 
+/* four codes below 2**32 in 32-bit lanes */
+FIBNIM_INLINE uint32x4_t fibnim_narrow4_neon(const uint64_t *code) {
+    return vmovn_high_u64(vmovn_u64(vld1q_u64(code)), vld1q_u64(code + 2));
+}
+
 /* codes (at most 56 digits: the lane made them) to values: narrowed to 16-
    or 32-bit lanes where all of them fit (eight or four a vector, most
    streams), else two a vector */
@@ -523,11 +534,9 @@ static inline void fibnim_lane_values_neon(const uint64_t *code, uint64_t *out, 
     uint32x4_t a32, b32;
     if (widest >> 16 == 0) {
         for (; k + 8 <= n; k += 8) {
-            uint32x4_t low = vmovn_high_u64(vmovn_u64(vld1q_u64(code + k)), vld1q_u64(code + k + 2));
-            uint32x4_t high = vmovn_high_u64(vmovn_u64(vld1q_u64(code + k + 4)),
-                                             vld1q_u64(code + k + 6));
-            fibnim_sums16_neon(vreinterpretq_u8_u16(vmovn_high_u32(vmovn_u32(low), high)), t,
-                               &a16, &b16);
+            uint16x8_t codes = vmovn_high_u32(vmovn_u32(fibnim_narrow4_neon(code + k)),
+                                              fibnim_narrow4_neon(code + k + 4));
+            fibnim_sums16_neon(vreinterpretq_u8_u16(codes), t, &a16, &b16);
             uint32x4_t first = vmovl_u16(vget_low_u16(a16)), second = vmovl_high_u16(a16);
             vst1q_u64(out + k, vmovl_u32(vget_low_u32(first)));
             vst1q_u64(out + k + 2, vmovl_high_u32(first));
@@ -536,8 +545,7 @@ static inline void fibnim_lane_values_neon(const uint64_t *code, uint64_t *out, 
         }
     } else if (widest >> 32 == 0) {
         for (; k + 4 <= n; k += 4) {
-            uint32x4_t codes = vmovn_high_u64(vmovn_u64(vld1q_u64(code + k)), vld1q_u64(code + k + 2));
-            fibnim_sums16_neon(vreinterpretq_u8_u32(codes), t, &a16, &b16);
+            fibnim_sums16_neon(vreinterpretq_u8_u32(fibnim_narrow4_neon(code + k)), t, &a16, &b16);
             fibnim_sums32_neon(a16, b16, &a32, &b32);
             vst1q_u64(out + k, vmovl_u32(vget_low_u32(a32)));
             vst1q_u64(out + k + 2, vmovl_high_u32(a32));
