@@ -10,8 +10,10 @@
    pipelines working side by side: the Wythoff kernels two positions in
    lanes and two or four by umulh, decode four codes by tbl and four by the
    byte tables, two-pile power-of-two Nim eight rows in lanes and four in
-   the general registers. Coding's count is NEON alone, and Fibonacci Nim's
-   arc test the general registers alone (its look-ups are by lane). The
+   the general registers. Coding's count is NEON alone, its unpack the lane
+   of coding_lanes.h with the NEON parts at the end of this file, and
+   Fibonacci Nim's arc test the general registers alone (its look-ups are by
+   lane). The
    Wythoff kernels' mixes are the best balance llvm-mca found between the
    Neoverse N1 and V1 (tools/loop_counts.py): more lanes gained on the N1
    and lost on the V1, more general registers the other way round. */
