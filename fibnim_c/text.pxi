@@ -44,7 +44,8 @@ cdef inline Py_ssize_t count_byte(const uint8_t* data, Py_ssize_t size, uint8_t 
 cdef Py_ssize_t interleave(const uint8_t* written, Py_ssize_t size, Py_ssize_t rows,
                            Py_ssize_t plain, const int64_t* before, Py_ssize_t quoted,
                            const int64_t* bounds, const uint8_t* data, Py_ssize_t data_size,
-                           uint8_t delimiter, uint8_t* out, Py_ssize_t capacity) noexcept nogil:
+                           const uint8_t* present, uint8_t delimiter, uint8_t* out,
+                           Py_ssize_t capacity) noexcept nogil:
     """The lines with the quoted fields in place (see text_csv_interleave);
     the bytes written, or -1 at the first line that is not as described.
     The plain fields between two quoted places go over in one copy."""
@@ -67,7 +68,12 @@ cdef Py_ssize_t interleave(const uint8_t* written, Py_ssize_t size, Py_ssize_t r
                     return -1
                 if capacity - w < 2 * (last - first) + 3:
                     return -1
-                w += put_field(data + first, last - first, special, out + w)
+                if last == first and present[t * rows + i]:  # "": the empty text, not null
+                    out[w] = 34
+                    out[w + 1] = 34
+                    w += 2
+                else:
+                    w += put_field(data + first, last - first, special, out + w)
                 t += 1
                 out[w] = delimiter if f < plain or t < quoted else 10
                 w += 1
@@ -112,23 +118,28 @@ cdef Py_ssize_t interleave(const uint8_t* written, Py_ssize_t size, Py_ssize_t r
 
 def text_csv_interleave(const uint8_t[::1] written, Py_ssize_t rows, Py_ssize_t plain,
                         const int64_t[::1] before, const int64_t[:, ::1] bounds,
-                        const uint8_t[::1] data, uint8_t delimiter, uint8_t[::1] out):
+                        const uint8_t[::1] data, const uint8_t[:, ::1] present,
+                        uint8_t delimiter, uint8_t[::1] out):
     """Lines of CSV: `written` holds `rows` lines of `plain` fields that need
     no quotes (each line ending in LF); quoted column t goes before plain field
     before[t] (before non-decreasing, at most plain), its field in row i the
     bytes data[bounds[t, i]:bounds[t, i + 1]]. Into out, each such field
     between quotes with its quotes doubled where it holds the delimiter, a
-    quote, CR or LF. Returns the bytes written to out, or -1 where the input is
+    quote, CR or LF, and an empty one as "" where present[t, i] is not 0
+    (the empty text; else it is missing, and stays empty). Returns the bytes written to out, or -1 where the input is
     not as described or out holds less than len(written) + 3 * rows *
     len(before) + 2 * (the bytes of the quoted fields)."""
     cdef Py_ssize_t quoted = before.shape[0], written_size
     if plain < 1 or rows < 0 or bounds.shape[0] != quoted or bounds.shape[1] != rows + 1:
+        return -1
+    if present.shape[0] != quoted or present.shape[1] != rows:
         return -1
     if rows == 0:
         return 0 if written.shape[0] == 0 else -1
     cdef const uint8_t* text = &data[0] if data.shape[0] else <const uint8_t*>&delimiter
     cdef const int64_t* starts = &bounds[0, 0] if quoted else NULL
     cdef const int64_t* places = &before[0] if quoted else NULL
+    cdef const uint8_t* given = &present[0, 0] if quoted else NULL
     # room for every field quoted with every byte doubled: the rule the twin
     # keeps too (the kernel checks its room again as it goes)
     cdef Py_ssize_t t, need = written.shape[0] + 3 * rows * quoted
@@ -139,5 +150,66 @@ def text_csv_interleave(const uint8_t[::1] written, Py_ssize_t rows, Py_ssize_t 
     cdef Py_ssize_t done
     with nogil:
         done = interleave(&written[0], written.shape[0], rows, plain, places, quoted, starts,
-                          text, data.shape[0], delimiter, &out[0], out.shape[0])
+                          text, data.shape[0], given, delimiter, &out[0], out.shape[0])
+    return done
+
+
+# the largest value that ten times gives at most 2**63 - 1, with 7 to add
+cdef uint64_t TENTH = 922337203685477580ULL
+
+
+cdef inline bint is_space(uint8_t byte) noexcept nogil:
+    return byte == 32 or byte == 9
+
+
+cdef Py_ssize_t parse_integers(const int64_t* offsets, Py_ssize_t count, const uint8_t* data,
+                               Py_ssize_t size, int64_t* out) noexcept nogil:
+    """Each field as its value (see text_parse_integers); the index of the
+    first field that is not a non-negative int64, or count."""
+    cdef Py_ssize_t i, first, last
+    cdef uint64_t value, digit
+    cdef bint negative
+    for i in range(count):
+        first = offsets[i]
+        last = offsets[i + 1]
+        if first < 0 or last < first or last > size:  # checked as it goes
+            return i
+        while first < last and is_space(data[first]):
+            first += 1
+        while last > first and is_space(data[last - 1]):
+            last -= 1
+        negative = False
+        if first < last and (data[first] == 43 or data[first] == 45):  # + or -
+            negative = data[first] == 45
+            first += 1
+        if first == last:
+            return i
+        value = 0
+        while first < last:
+            digit = <uint64_t>data[first] - 48
+            # 2**63 - 1 = TENTH * 10 + 7: no step can wrap
+            if digit > 9 or value > TENTH or (value == TENTH and digit > 7):
+                return i
+            value = value * 10 + digit
+            first += 1
+        if negative and value:
+            return i
+        out[i] = <int64_t>value
+    return count
+
+
+def text_parse_integers(const int64_t[::1] offsets, const uint8_t[::1] data, int64_t[::1] out):
+    """The fields data[offsets[i]:offsets[i + 1]] as integers into out: a
+    decimal integer, its sign optional, spaces and tabs around it allowed,
+    from 0 to 2**63 - 1 ("-0" is 0). Returns len(out) where every field is
+    one, else the index of the first that is not (or whose offsets are not
+    within data); out is written up to it."""
+    cdef Py_ssize_t count = out.shape[0], done
+    if offsets.shape[0] != count + 1:
+        return 0
+    if count == 0:
+        return 0
+    cdef const uint8_t* text = &data[0] if data.shape[0] else <const uint8_t*>&count
+    with nogil:
+        done = parse_integers(&offsets[0], count, text, data.shape[0], &out[0])
     return done

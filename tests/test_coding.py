@@ -15,7 +15,7 @@ import zlib
 
 import numpy as np
 import pytest
-from _support import subprocess_env
+from _support import run_fibnim, subprocess_env
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -821,3 +821,21 @@ def test_unpack_writes_npy_or_one_value_a_line_and_refuses_other_suffixes(tmp_pa
     assert narrow.returncode == 0
     bad = run_fibnim("unpack", "ids.fnc", "-o", "f.npy", "--dtype", "float64", cwd=tmp_path)
     assert bad.returncode == 2 and "not an integer dtype" in bad.stderr
+
+
+@pytest.mark.parametrize("order", ["<", ">", "="])
+@pytest.mark.parametrize("kind", ["u8", "i8", "u4", "i4", "u2", "u1"])
+def test_every_dtype_in_either_byte_order_gives_the_values(tmp_path, order, kind):
+    # '>u8' came back byte-swapped, and unpack --dtype '>i4' wrote a big-endian
+    # header over little-endian bytes (1 read back as 16777216)
+    from fibnim import coding
+
+    dtype = np.dtype(order + kind)
+    values = np.array([1, 2, 3, 100, 255], dtype=np.uint64)
+    coding.write(tmp_path / "a.fnc", values)
+    got = coding.read(tmp_path / "a.fnc", dtype=dtype)
+    assert got.dtype == dtype and got.tolist() == values.tolist()
+    result = run_fibnim("unpack", "a.fnc", "-o", "o.npy", "--dtype", dtype.str, "-q", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    back = np.load(tmp_path / "o.npy")
+    assert back.tolist() == values.tolist()

@@ -364,12 +364,12 @@ def test_one_encoding_in_every_format(tmp_path, run):
 def test_a_file_that_pyarrow_hands_over_midway_keeps_its_columns_types(
     tmp_path, run, monkeypatch, output
 ):
-    # pyarrow reads "0x1f" as a number, so at the first "0x" fibnim's own reader
-    # takes over from the first row not yet handed out: the piles stay integers
-    # and the other columns text, on both sides of that row
-    from fibnim import _files
+    # pyarrow reads "0x1f" as a number, and at the first "0x" fibnim's own
+    # reader once took over from the first row not yet handed out; now one
+    # reader reads the whole file: the piles integers, the other columns text
+    from fibnim import _delimited
 
-    monkeypatch.setattr(_files, "_TEXT_BLOCK", 64)
+    monkeypatch.setattr(_delimited, "BLOCK", 64)
     ids = [f"id{i}" for i in range(40)] + ["0x1f"] + [f"id{i}" for i in range(41, 60)]
     rows = [f"{name},{i % 7},{(3 * i) % 11}" for i, name in enumerate(ids)]
     (tmp_path / "in.csv").write_text("id,x,y\n" + "\n".join(rows) + "\n")

@@ -275,3 +275,17 @@ def test_where_goes_with_pandas_and_dask():
     assert (series.index == NUMBERS + 7).all() and (series.to_numpy() == expected).all()
     lazy = fibnim.encode(da.from_array(NUMBERS, chunks=16), where=da.from_array(mask, chunks=16))
     assert type(lazy).__name__ == "Array" and (lazy.compute() == expected).all()
+
+
+@pytest.mark.parametrize("kind", ["NA", "NaT", "Timestamp", "Timedelta"])
+def test_pandas_scalars_are_a_type_error_naming_the_argument(kind):
+    # taken for a Series (their module is pandas'): an AttributeError on .ndim
+    pd = pytest.importorskip("pandas")
+    scalar = getattr(pd, kind)
+    scalar = scalar(5) if kind in ("Timestamp", "Timedelta") else scalar
+    with pytest.raises(TypeError, match=r"encode: n = .* not an integer"):
+        fibnim.encode(scalar)
+    with pytest.raises(TypeError, match=r"is_safe: x = .* not an integer"):
+        wythoff.is_safe(scalar, 3)
+    with pytest.raises(TypeError, match=r"is_safe: y = .* not an integer"):
+        wythoff.is_safe(3, scalar)

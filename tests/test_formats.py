@@ -97,7 +97,7 @@ def test_header_and_delimiter_options(tmp_path, text_path, files):
         ("x,y\n1,2\n3,abc\n", "in.csv:3: column 1: 'abc' is not an integer"),
         ("x,y\n1,2\n3,99999999999999999999\n", "99999999999999999999 is too large for int64"),
         ("x,y\n1,2\n3,4,5\n", "in.csv:3: 3 columns, expected 2: '3,4,5'"),
-        ("x,y\n1,2\n3,\n", "in.csv:3: column 1: '' is not an integer"),
+        ("x,y\n1,2\n3,\n", "in.csv:3: column 1: no value (an empty field)"),
         ("x,y\n1,2\n1.5,2\n", "in.csv:3: column 0: '1.5' is not an integer"),
     ],
 )
@@ -183,7 +183,7 @@ def test_both_readers_take_exactly_the_same_text(tmp_path, monkeypatch, field, f
         answers.append((status, err, written.read_bytes() if written.exists() else None))
     assert answers[0] == answers[1]
     status, err, written = answers[0]
-    stripped = field.strip().strip('"')
+    stripped = field.strip(" \t").strip('"')  # spaces and tabs around a pile, no other
     if re.fullmatch("[+-]?[0-9]+", stripped) and 0 <= int(stripped) < 2**63:
         assert status == 0, err
         assert written is not None
@@ -246,16 +246,16 @@ TEXTS = [
 @pytest.mark.parametrize("block", [1, 2, 3, 5, 8, 13, 1 << 22])
 @pytest.mark.parametrize("text", TEXTS)
 def test_pyarrow_blocks_of_any_size_give_the_own_readers_rows(tmp_path, monkeypatch, block, text):
-    # pyarrow parses the file in blocks of whole lines read on this thread; a
-    # line longer than a read is joined from several, and where pyarrow stops
-    # the own reader takes over from the first row not handed out
-    from fibnim import _files
+    # pyarrow parses the file in blocks of whole records read on this thread;
+    # a line longer than a read is joined from several
+    from fibnim import _delimited, _files
 
-    monkeypatch.setattr(_files, "_TEXT_BLOCK", block)
+    monkeypatch.setattr(_delimited, "BLOCK", block)
     (tmp_path / "in.csv").write_bytes(text)
 
-    def read(source_type: type) -> tuple[list[tuple[int, list[list[int]]]], str | None]:
-        source = source_type(str(tmp_path / "in.csv"), ",")
+    def read(no_arrow: str) -> tuple[list[tuple[int, list[list[int]]]], str | None]:
+        monkeypatch.setenv("FIBNIM_NO_ARROW", no_arrow)
+        source = _files.TextSource(str(tmp_path / "in.csv"), ",")
         chunks: list[tuple[int, list[list[int]]]] = []
         try:
             for start, rows, _ in source.chunks(2):
@@ -266,7 +266,7 @@ def test_pyarrow_blocks_of_any_size_give_the_own_readers_rows(tmp_path, monkeypa
             source.close()
         return chunks, None
 
-    (arrow, arrow_error), (own, own_error) = read(_files.ArrowTextSource), read(_files.TextSource)
+    (arrow, arrow_error), (own, own_error) = read(""), read("1")
     assert arrow_error == own_error
     rows = [row for _, chunk in arrow for row in chunk]
     assert rows == [row for _, chunk in own for row in chunk]
@@ -346,7 +346,7 @@ def test_a_later_field_not_of_its_columns_type_is_named(tmp_path, monkeypatch, n
     # past pyarrow's first block of text (made 4 KB here), so that the first chunk
     # is all integers
     monkeypatch.setenv("FIBNIM_NO_ARROW", no_arrow)
-    monkeypatch.setattr("fibnim._files._TEXT_BLOCK", 1 << 12)
+    monkeypatch.setattr("fibnim._delimited.BLOCK", 1 << 12)
     rows = 4_000
     ids = np.arange(1_000_000, 1_000_000 + rows).astype(str).astype(object)
     ids[-1] = "7.5"
@@ -456,3 +456,30 @@ def test_a_letter_or_a_digit_is_no_delimiter(tmp_path, files):
         files("in.csv", "-o", "out.csv", "--game", "wythoff", "--delimiter", "5")
     assert stop.value.code == 2
     assert not (tmp_path / "out.csv").exists()
+
+
+@pytest.mark.parametrize("no_arrow", ["", "1"])
+def test_passed_through_text_is_kept_exactly(tmp_path, monkeypatch, no_arrow, files):
+    # "" came out as an empty (missing) field, and 007 as 7 in parquet
+    monkeypatch.setenv("FIBNIM_NO_ARROW", no_arrow)
+    text = (
+        "x,y,lead,sign,frac,exp,both,float,int\n"
+        '3,5,007,+5,1.50,1e3,"",1.5,-4\n'
+        "1,2,8,6,2.25,2e3,,0.25,12\n"
+    )
+    (tmp_path / "in.csv").write_text(text)
+    status, err = files("in.csv", "-o", "out.csv", "--game", "wythoff", "--columns", "x,y")
+    assert status == 0, err
+    lines = (tmp_path / "out.csv").read_text().splitlines()
+    assert lines[1].startswith('3,5,007,+5,1.50,1e3,"",1.5,-4,')
+    assert lines[2].startswith("1,2,8,6,2.25,2e3,,0.25,12,")
+    status, err = files("in.csv", "-o", "out.parquet", "--game", "wythoff", "--columns", "x,y")
+    assert status == 0, err
+    table = pq.read_table(tmp_path / "out.parquet")
+    assert table.column("lead").to_pylist() == ["007", "8"]
+    assert table.column("sign").to_pylist() == ["+5", "6"]
+    assert table.column("frac").to_pylist() == ["1.50", "2.25"]
+    assert table.column("exp").to_pylist() == ["1e3", "2e3"]
+    assert table.column("both").to_pylist() == ["", None]  # the empty text, and missing
+    assert table.column("float").to_pylist() == [1.5, 0.25]
+    assert table.column("int").to_pylist() == [-4, 12]

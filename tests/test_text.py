@@ -21,7 +21,10 @@ def _case(rows: list[tuple[list[int], list[str]]], before: list[int], delimiter:
     """The kernel's arguments for rows of plain numbers and quoted texts."""
     lines = "".join(delimiter.join(map(str, numbers)) + "\n" for numbers, _ in rows).encode()
     quoted = len(before)
-    texts = [[texts[t].encode() for _, texts in rows] for t in range(quoted)]
+    texts = [[(texts[t] or "").encode() for _, texts in rows] for t in range(quoted)]
+    present = np.array(
+        [[texts[t] is not None for _, texts in rows] for t in range(quoted)], dtype=np.uint8
+    ).reshape(quoted, len(rows))
     data = b"".join(b"".join(column) for column in texts)
     bounds = np.zeros((quoted, len(rows) + 1), dtype=np.int64)
     base = 0
@@ -35,6 +38,7 @@ def _case(rows: list[tuple[list[int], list[str]]], before: list[int], delimiter:
         np.array(before, dtype=np.int64),
         bounds,
         np.frombuffer(data, dtype=np.uint8),
+        present,
         ord(delimiter),
         np.zeros(len(lines) + 2 * len(data) + 3 * len(rows) * quoted, dtype=np.uint8),
     )
@@ -44,7 +48,8 @@ def _case(rows: list[tuple[list[int], list[str]]], before: list[int], delimiter:
 def tables(draw):
     plain = draw(st.integers(1, 3))
     before = sorted(draw(st.lists(st.integers(0, plain), max_size=3)))
-    text = st.text(st.sampled_from(["a", "é", " ", *SPECIAL]), max_size=5)
+    # None: a missing value, written as an empty field; "" is written as ""
+    text = st.none() | st.text(st.sampled_from(["a", "é", " ", *SPECIAL]), max_size=5)
     row = st.tuples(
         st.lists(st.integers(0, 2**63 - 1), min_size=plain, max_size=plain),
         st.lists(text, min_size=len(before), max_size=len(before)),
@@ -63,15 +68,15 @@ def test_the_lines_read_back_as_their_fields_in_order(table):
     for numbers, texts in rows:
         fields = [str(n) for n in numbers]
         for t in reversed(range(len(before))):
-            fields.insert(before[t], texts[t])
+            fields.insert(before[t], texts[t] or "")
         expected.append(fields)
     assert list(csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)) == expected
-    # quotes only where a field needs them
+    # quotes only where a field needs them, and around the empty text
     assert text.count('"') == sum(
         2 + texts[t].count('"') * 2
         for _, texts in rows
         for t in range(len(before))
-        if set(texts[t]) & {delimiter, '"', "\r", "\n"}
+        if texts[t] is not None and (set(texts[t]) & {delimiter, '"', "\r", "\n"} or not texts[t])
     )
 
 
@@ -81,14 +86,15 @@ def _damaged(rng: random.Random):
     before = sorted(rng.randint(0, plain) for _ in range(rng.randint(0, 3)))
     rows = [
         ([rng.randint(0, 99) for _ in range(plain)],
-         ["".join(rng.choice(["a", "é", *SPECIAL]) for _ in range(rng.randint(0, 4)))
+         [None if rng.random() < 0.2 else
+          "".join(rng.choice(["a", "é", *SPECIAL]) for _ in range(rng.randint(0, 4)))
           for _ in before])
         for _ in range(rng.randint(0, 5))
     ]  # fmt: skip
-    lines, m, plain, places, bounds, data, delimiter, out = _case(
+    lines, m, plain, places, bounds, data, present, delimiter, out = _case(
         rows, before, rng.choice([",", "\t", ";"])
     )
-    damage = rng.randrange(8)
+    damage = rng.randrange(9)
     if damage == 0 and len(places):
         places = places[::-1].copy()  # not in order
     elif damage == 1 and len(places):
@@ -103,7 +109,9 @@ def _damaged(rng: random.Random):
         lines = np.delete(lines, np.flatnonzero(lines == delimiter)[:1])  # a field fewer
     elif damage == 6:
         out = out[: rng.randint(0, out.size)]  # less room than the rule asks
-    return lines, m, plain, places, bounds, data, delimiter, out
+    elif damage == 7 and m:
+        present = present[:, :-1].copy()  # a row short
+    return lines, m, plain, places, bounds, data, present, delimiter, out
 
 
 def test_the_compiled_kernel_and_its_twin_agree_on_every_input_and_every_refusal():
@@ -127,6 +135,9 @@ def test_the_compiled_kernel_and_its_twin_agree_on_every_input_and_every_refusal
 def test_no_rows_and_a_table_of_one_empty_field():
     kernel = _backend.kernels("text").csv_interleave
     assert kernel(*_case([], [], ",")) == 0
+    arguments = _case([([7], [None])], [1], ",")
+    done = kernel(*arguments)
+    assert bytes(arguments[-1][:done]) == b"7,\n"  # missing
     arguments = _case([([7], [""])], [1], ",")
     done = kernel(*arguments)
-    assert bytes(arguments[-1][:done]) == b"7,\n"
+    assert bytes(arguments[-1][:done]) == b'7,""\n'  # the empty text

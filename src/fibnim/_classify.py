@@ -322,7 +322,7 @@ def classify(
         quick = _quick(positions, game)
         if quick is not None:
             return quick
-    if _labelled.library(positions) in _labelled.LIBRARIES:
+    if _labelled.is_labelled(positions):
         if getattr(positions, "columns", None) is not None:
             # a pandas DataFrame whose piles were not chosen (`Game.check_named`)
             game_named(game).check_named(list(positions.columns), "classify", "columns=")

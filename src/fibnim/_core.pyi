@@ -97,6 +97,8 @@ def text_csv_interleave(
     before: I64,
     bounds: I64,
     data: U8,
+    present: U8,
     delimiter: int,
     out: U8,
 ) -> int: ...
+def text_parse_integers(offsets: I64, data: U8, out: I64) -> int: ...

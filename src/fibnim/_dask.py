@@ -62,7 +62,8 @@ def _lazy(
         if "dask" in libraries:
             axis = None if last_axis is None else last_axis(*args, **kwargs)
             return map_blocks(function, args, kwargs, positions, axis)
-        if libraries & _labelled.LIBRARIES:  # their values go through wrapper again
+        if any(map(_labelled.is_labelled, (*args, *kwargs.values()))):
+            # their values go through wrapper again
             return _labelled.call(wrapper, args, kwargs, positions)
         return function(*args, **kwargs)
 

@@ -17,7 +17,6 @@ import errno
 import functools
 import importlib.util
 import io
-import itertools
 import json
 import math
 import os
@@ -26,7 +25,6 @@ import secrets
 import stat
 import sys
 import tempfile
-import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any, BinaryIO, TypeVar, cast
@@ -34,7 +32,7 @@ from typing import IO, Any, BinaryIO, TypeVar, cast
 import numpy as np
 from numpy.typing import NDArray
 
-from fibnim import _backend, _stop
+from fibnim import _backend, _delimited, _stop
 from fibnim._version import __version__
 
 INT64_MAX = 2**63 - 1
@@ -419,281 +417,116 @@ class NpySource(Source):
 
 
 class TextSource(Source):
-    """CSV or TSV, streamed, in UTF-8 (a byte order mark is skipped). The first
-    line is a header unless its first field is an integer (or `header` says
-    otherwise); quoted fields ("x","y") are read without their quotes."""
+    """CSV or TSV, streamed (see fibnim._delimited: one reader, by pyarrow's
+    parser where it may be used, else by fibnim's own, alike in rows and
+    errors), from a path or from stdin ("-"). The columns that are not
+    piles are kept as their text."""
 
     def __init__(self, path: str, delimiter: str, header: bool | None = None) -> None:
         self.path = path
         self.name = "<stdin>" if path == "-" else path
         self.delimiter = delimiter
-        # bytes that are not UTF-8 come through as lone surrogates, so that the
-        # error names the line (a decoder's error knows only its block's offset)
+        if path == "-":
+            if sys.stdin is None:
+                raise UsageError("-: standard input is closed")
+            self.file: BinaryIO = sys.stdin.buffer
+        else:
+            try:
+                self.file = open(path, "rb")
+            except FileNotFoundError:
+                raise UsageError(f"{path}: no such file") from None
+            except OSError as error:  # no permission, a directory, an I/O error
+                raise DataError(f"{path}: cannot be read ({error.strerror or error})") from None
         try:
-            binary = sys.stdin.buffer if path == "-" else open(path, "rb")
-            self.file = io.TextIOWrapper(
-                binary, encoding="utf-8-sig", errors="surrogateescape", newline=""
-            )
-        except FileNotFoundError:
-            raise UsageError(f"{path}: no such file") from None
-        self.line = 0  # lines read so far
-        self.pending: list[tuple[int, str]] = []
-        try:
-            first = self._next_line()
-            if first is None:
-                raise DataError(f"{self.name}: is empty (not even a header)")
-            _check_utf8(f"{self.name}:{first[0]}", first[1])
+            with self._naming():
+                self.reader = _delimited.Reader(self.file, delimiter, header, _has_arrow())
         except BaseException:
             self.close()
             raise
-        fields = self._fields(first[1])
-        if header is None:
-            header = not _is_integer(fields[0])
-        self.named = header
-        if header:
-            self.columns = fields
-        else:
-            self.columns = _pile_names(len(fields))
-            self.pending = [first]
-        self.header_lines = first[0] if header else first[0] - 1  # lines before the data
-        self.width = len(self.columns)
+        if not self.reader.width:
+            self.close()
+            raise DataError(f"{self.name}: is empty (not even a header)")
+        self.named = self.reader.names is not None
+        self.columns = self.reader.names or _pile_names(self.reader.width)
+        self.width = self.reader.width
 
-    def _fields(self, text: str, strip: bool = True) -> list[str]:
-        fields = next(csv.reader([text], delimiter=self.delimiter))
-        return [f.strip() for f in fields] if strip else fields
-
-    def _next_line(self) -> tuple[int, str] | None:
-        for text in self.file:
-            self.line += 1
-            text = text.rstrip("\r\n")
-            if text.strip():
-                return self.line, text
-        return None
+    @contextlib.contextmanager
+    def _naming(self) -> Iterator[None]:
+        """A TextError as a DataError naming the file and the line."""
+        try:
+            yield
+        except _delimited.TextError as error:
+            raise DataError(f"{self.name}:{error.line}: {error}") from None
 
     def chunks(self, size: int) -> Iterator[Chunk]:
-        first = 0
-        while True:
-            number = self.line + 1 - len(self.pending)  # the first line's number
-            lines = [text for _, text in self.pending]
-            lines += itertools.islice(self.file, size - len(self.pending))
-            self.pending = []
-            self.line = number + len(lines) - 1
-            if not lines:
-                return
-            if self.pick is None:
-                block, kept = self._parse(number, lines), None
-            else:
-                block, kept = self._parse_picked(number, lines, self.pick)
-            if len(block):
-                yield first, block, kept
-            first += len(block)
+        # each block's piles made values as it comes (its text is then let go)
+        first, piles, kept, rows = 0, [], [], 0
+        with self._naming():
+            for batch in self.reader.batches():
+                block, texts = self._values(batch)
+                piles.append(block)
+                kept.append(texts)
+                rows += batch.rows
+                if rows >= size:
+                    yield self._chunk(first, piles, kept)
+                    first, piles, kept, rows = first + rows, [], [], 0
+            if piles:
+                yield self._chunk(first, piles, kept)
 
-    def _parse_picked(
-        self, number: int, lines: list[str], pick: list[int]
-    ) -> tuple[NDArray[np.int64], Kept]:
-        """The piles of lines (the columns `pick`), and every column: the piles
-        as their values, the others as their text; as pyarrow's reader gives
-        them, so that a file that one reader starts and the other finishes
-        keeps its types."""
-        rows = []
-        for i, line in enumerate(lines):
-            if line.strip():  # the fields as they are: pyarrow does not strip text
-                rows.append(self._row_fields(number + i, line.rstrip("\r\n"), strip=False))
-        piles = np.empty((len(rows), len(pick)), dtype=np.int64)
-        for r, (where, fields) in enumerate(rows):
-            piles[r] = [self._value(where, j, fields[j].strip()) for j in pick]
-        kept = [
-            np.array([fields[j] for _, fields in rows], dtype=object) for j in range(self.width)
-        ]
+    def _values(self, batch: _delimited.Batch) -> tuple[NDArray[np.int64], list[Any]]:
+        """A batch's piles as values, and its other columns' text (--columns)."""
+        pick = list(range(self.width)) if self.pick is None else self.pick
+        piles = np.empty((batch.rows, len(pick)), dtype=np.int64)
         for column, j in enumerate(pick):
-            kept[j] = piles[:, column]
-        return piles, kept
+            values, bad = _delimited.integers(batch, j)
+            if bad < batch.rows:
+                line, fields = batch.record(bad)
+                raise _delimited.TextError(line, f"column {j}: {_not_a_pile(fields[j])}")
+            piles[:, column] = values
+        texts = [] if self.pick is None else [
+            None if j in pick else batch.text(j) for j in range(self.width)
+        ]  # fmt: skip
+        return piles, texts
 
-    def _parse(self, number: int, lines: list[str]) -> NDArray[np.int64]:
-        """The rows of lines (blank ones skipped), the first of which is line
-        `number` of the file."""
-        try:  # numpy's C parser; on any trouble, the slow one finds the line
-            # Before numpy 2.3, loadtxt truncates "1.5" to 1 for an integer dtype
-            # and only warns (DeprecationWarning); as an error, it sends the batch
-            # to the slow parser, which names the line, on every numpy version.
-            with np.errstate(all="raise"), warnings.catch_warnings():
-                warnings.simplefilter("error")
-                block = np.loadtxt(
-                    lines,
-                    delimiter=self.delimiter,
-                    dtype=np.int64,
-                    comments=None,
-                    quotechar='"',
-                    ndmin=2,
-                )
-            if block.shape[1:] == (self.width,) and (block >= 0).all():
-                return block
-        except (ValueError, OverflowError, FloatingPointError, Warning):
-            pass
-        rows = [
-            self._parse_line(number + i, text.rstrip("\r\n"))
-            for i, text in enumerate(lines)
-            if text.strip()
-        ]
-        return np.array(rows, dtype=np.int64).reshape(len(rows), self.width)
+    def _chunk(self, first: int, piles: list[NDArray[np.int64]], kept: list[list[Any]]) -> Chunk:
+        block = piles[0] if len(piles) == 1 else np.concatenate(piles)
+        if self.pick is None:
+            return first, block, None
+        columns: list[Any] = []
+        for j in range(self.width):
+            if j in self.pick:
+                columns.append(block[:, self.pick.index(j)])
+            elif isinstance(kept[0][j], np.ndarray):
+                columns.append(np.concatenate([texts[j] for texts in kept]))
+            else:
+                import pyarrow as pa
 
-    def _parse_line(self, number: int, text: str) -> list[int]:
-        where, fields = self._row_fields(number, text)
-        return [self._value(where, column, field) for column, field in enumerate(fields)]
-
-    def _row_fields(self, number: int, text: str, strip: bool = True) -> tuple[str, list[str]]:
-        """Line `number`'s place ("file:line") and its fields, as many as the columns."""
-        where = f"{self.name}:{number}"
-        _check_utf8(where, text)
-        fields = self._fields(text, strip)
-        if len(fields) != self.width:
-            raise DataError(f"{where}: {len(fields)} columns, expected {self.width}: {text!r}")
-        return where, fields
-
-    def _value(self, where: str, column: int, field: str) -> int:
-        """A pile's field as its value; column counts from 0."""
-        if not _is_integer(field):
-            shown = field if len(field) <= 40 else f"{field[:20]}...({len(field):,} characters)"
-            raise DataError(f"{where}: column {column}: {shown!r} is not an integer")
-        digits = field.strip().lstrip("+-").lstrip("0")
-        if len(digits) > 40:  # named by its length: int() refuses 4,300 digits
-            size = f"a number of {len(digits):,} digits"
-            if field.strip().startswith("-"):
-                raise DataError(f"{where}: column {column}: {size} is negative")
-            raise DataError(f"{where}: column {column}: {size} is too large for int64")
-        value = int(field)
-        if value < 0:
-            raise DataError(f"{where}: column {column}: {value} is negative")
-        if value > INT64_MAX:
-            raise DataError(f"{where}: column {column}: {value} is too large for int64")
-        return value
+                columns.append(pa.concat_arrays([texts[j] for texts in kept]))
+        return first, block, columns
 
     def close(self) -> None:
-        if self.path == "-":
-            self.file.detach()  # stdin stays open
-        else:
+        if self.path != "-":  # stdin stays open
             self.file.close()
 
 
-class ArrowTextSource(TextSource):
-    """A CSV or TSV file read by pyarrow.csv: read in blocks of whole lines,
-    each parsed from memory, the columns handed over as numpy arrays. Where
-    pyarrow stops (a bad row, a file with no rows after its header),
-    TextSource's own reading takes over from the same row: it names the bad
-    line as it always does, so the rows and the errors are the same on both
-    paths."""
-
-    def chunks(self, size: int) -> Iterator[Chunk]:
-        import pyarrow as pa
-        import pyarrow.csv as pacsv
-
-        names = [f"c{j}" for j in range(self.width)]
-        pick = list(range(self.width)) if self.pick is None else self.pick
-        types = {name: pa.string() for name in names}  # the columns that are not piles
-        types.update({names[j]: pa.int64() for j in pick})
-        parse = pacsv.ParseOptions(delimiter=self.delimiter)
-        convert = pacsv.ConvertOptions(column_types=types)
-        first = 0  # the first row not yet handed out
-        gathered: list[NDArray[Any]] = []
-        kept: list[list[Any]] = []  # each batch's columns, where --columns chose the piles
-        rows = 0
-        try:
-            with open(self.path, "rb") as file:
-                for number, text in enumerate(_decimal_blocks(file)):
-                    if not text.strip(b"\r\n"):
-                        continue  # blank lines only: no rows, and pyarrow refuses an empty text
-                    table = pacsv.read_csv(
-                        pa.BufferReader(text),
-                        read_options=pacsv.ReadOptions(
-                            column_names=names,
-                            skip_rows=0 if number else self.header_lines,
-                            block_size=len(text) + 1,
-                            # on this thread: out of memory, pyarrow's parsing
-                            # threads aborted the process (std::bad_alloc); the
-                            # chunks' own threads keep the cores busy anyway
-                            use_threads=False,
-                        ),
-                        parse_options=parse,
-                        convert_options=convert,
-                    )
-                    for batch in table.to_batches():
-                        piles = [batch.column(j) for j in pick]
-                        if any(column.null_count for column in piles):
-                            raise pa.ArrowInvalid("an empty field")
-                        block = np.column_stack([_integers(column) for column in piles])
-                        if block.size and block.min() < 0:
-                            raise pa.ArrowInvalid("a negative value")
-                        gathered.append(block)
-                        if self.pick is not None:  # else the columns are the block's
-                            kept.append(batch.columns)
-                        rows += len(block)
-                    if rows >= size:
-                        yield first, np.concatenate(gathered), self._kept(kept)
-                        first, gathered, kept, rows = first + rows, [], [], 0
-            if gathered:
-                yield first, np.concatenate(gathered), self._kept(kept)
-        except (pa.ArrowInvalid, _NotDecimal):
-            yield from self._slowly_from(first, size)
-
-    def _kept(self, batches: list[list[Any]]) -> Kept:
-        import pyarrow as pa
-
-        if self.pick is None:
-            return None
-        return [pa.concat_arrays([batch[j] for batch in batches]) for j in range(self.width)]
-
-    def _slowly_from(self, row: int, size: int) -> Iterator[Chunk]:
-        again = TextSource(self.path, self.delimiter, header=self.header_lines > 0)
-        again.pick = self.pick
-        try:
-            for start, block, kept in again.chunks(size):
-                if start + len(block) > row:
-                    skip = max(row - start, 0)
-                    yield max(start, row), block[skip:], kept and [c[skip:] for c in kept]
-        finally:
-            again.close()
-
-
-class _NotDecimal(Exception):
-    """Text that pyarrow would read as an integer and fibnim's own reader would not."""
-
-
-_TEXT_BLOCK = 1 << 22  # bytes read at a time, in whole lines
-
-
-def _decimal_blocks(file: BinaryIO) -> Iterator[bytes]:
-    """A text file's bytes in blocks of whole lines, for pyarrow's CSV reader.
-
-    The blocks are read here, on the caller's thread, and each is parsed from
-    memory: given a Python file, pyarrow reads it ahead on a thread of its own,
-    which calls into Python, and a process that stopped at a bad row while such
-    a read was under way aborted at exit ("terminate called without an active
-    exception", one run in ten on a busy machine).
-
-    pyarrow reads "0x10" as 16 where fibnim's own reader, as its documentation says, takes
-    decimal integers only: on "0x" or "0X" anywhere (a header's included) this
-    raises _NotDecimal and the own reader takes over and names the line. Each
-    block is searched for the letter alone (memchr's speed; a search for the two
-    bytes took a third of the reading time), and each x found is looked behind.
-    """
-    last = b""  # the byte before this read
-    tail: list[bytes] = []  # a line not yet ended
-    while data := file.read(_TEXT_BLOCK):
-        for letter in (b"x", b"X"):
-            at = data.find(letter)
-            while at >= 0:
-                if (data[at - 1 : at] if at else last) == b"0":
-                    raise _NotDecimal
-                at = data.find(letter, at + 1)
-        last = data[-1:]
-        end = data.rfind(b"\n") + 1
-        if not end:
-            tail.append(data)
-            continue
-        yield b"".join([*tail, data[:end]])
-        tail = [data[end:]]
-    if tail:
-        yield b"".join(tail)
+def _not_a_pile(field: bytes | None) -> str:
+    """Why a field refused as a pile is not one."""
+    if field is None:
+        return "no value (an empty field)"
+    text = field.decode("utf-8")
+    if not _is_integer(text):
+        shown = text if len(text) <= 40 else f"{text[:20]}...({len(text):,} characters)"
+        return f"{shown!r} is not an integer"
+    digits = text.strip().lstrip("+-").lstrip("0")
+    if len(digits) > 40:  # named by its length: int() refuses 4,300 digits
+        size = f"a number of {len(digits):,} digits"
+        return (
+            f"{size} is negative"
+            if text.strip().startswith("-")
+            else f"{size} is too large for int64"
+        )
+    value = int(text)
+    return f"{value} is negative" if value < 0 else f"{value} is too large for int64"
 
 
 def _integers(column: Any) -> NDArray[Any]:
@@ -731,21 +564,11 @@ def _arrow_column(column: Any) -> Any:
     return pa.array(column, type=pa.string() if column.dtype == object else None)
 
 
-_DECIMAL = re.compile(r"[+-]?[0-9]+")
-_UNDECODED = re.compile("[\udc80-\udcff]")  # a byte that was not UTF-8 (surrogateescape)
-
-
-def _check_utf8(where: str, line: str) -> None:
-    if found := _UNDECODED.search(line):
-        byte = ord(found.group()) - 0xDC00
-        raise DataError(
-            f"{where}: not UTF-8 text (byte 0x{byte:02x} at character {found.start() + 1}); "
-            "save the file as UTF-8"
-        )
+_DECIMAL = re.compile(r"[ \t]*[+-]?[0-9]+[ \t]*")  # what text.parse_integers reads
 
 
 def _is_integer(text: str) -> bool:
-    """Whether text (stripped) is a decimal integer: what both readers take."""
+    """Whether text is a decimal integer, spaces and tabs around it allowed."""
     return _DECIMAL.fullmatch(text) is not None
 
 
@@ -821,10 +644,7 @@ def open_source(
         source = ParquetSource(path)
     else:
         delimiter = delimiter or ("\t" if kind == ".tsv" else ",")
-        if path != "-" and _has_arrow():
-            source = ArrowTextSource(path, delimiter, header)
-        else:
-            source = TextSource(path, delimiter, header)
+        source = TextSource(path, delimiter, header)
     try:
         if columns is not None:
             source.choose(columns)
@@ -1112,8 +932,12 @@ class Sink:
         special = re.compile(f'[{re.escape(d)}"\r\n]')
 
         def field(value: Any) -> str:
-            text = "" if value is None else str(value)
-            return f'"{text.replace(chr(34), 2 * chr(34))}"' if special.search(text) else text
+            if value is None:
+                return ""  # missing
+            text = str(value)
+            if special.search(text) or not text:  # the empty text as "", apart from missing
+                return f'"{text.replace(chr(34), 2 * chr(34))}"'
+            return text
 
         inputs = [c.to_pylist() if hasattr(c, "to_pylist") else c.tolist() for c in kept]
         outcome = np.where(result[:, 0] == 1, "P", "N").tolist()
@@ -1252,8 +1076,9 @@ class Sink:
 
 def _csv_lines(table: Any, delimiter: str) -> Any:
     """An Arrow table's rows as CSV lines, each field as pyarrow's CSV writer
-    renders it (null as an empty field), and a field that holds the delimiter,
-    a quote or a line break (CR too) quoted with its quotes doubled (RFC 4180;
+    renders it (null as an empty field, the empty text as ""), and a field that
+    holds the delimiter, a quote or a line break (CR too) quoted with its quotes
+    doubled (RFC 4180;
     Python's csv module leaves a lone CR bare, which its own reader then takes
     for a line's end).
 
@@ -1270,6 +1095,10 @@ def _csv_lines(table: Any, delimiter: str) -> Any:
         return written
     m = len(table)
     parts = [_text_bytes(table.column(j)) for j in quoted]
+    present = np.empty((len(quoted), m), dtype=np.uint8)
+    for t, j in enumerate(quoted):
+        column = table.column(j)
+        present[t] = column.is_valid().to_numpy(zero_copy_only=False) if column.null_count else 1
     bounds = np.empty((len(quoted), m + 1), dtype=np.int64)
     base = 0
     for t, (offsets, text) in enumerate(parts):
@@ -1280,7 +1109,7 @@ def _csv_lines(table: Any, delimiter: str) -> Any:
     lines = np.frombuffer(written, dtype=np.uint8)
     out = np.empty(len(lines) + 2 * len(data) + 3 * m * len(quoted), dtype=np.uint8)
     kernel = _backend.kernels("text").csv_interleave
-    done = kernel(lines, m, plain.num_columns, before, bounds, data, ord(delimiter), out)
+    done = kernel(lines, m, plain.num_columns, before, bounds, data, present, ord(delimiter), out)
     if done < 0:  # the plain columns' text holds no delimiter and no line break
         raise AssertionError("pyarrow's CSV writer wrote other lines than its rows")
     return out[:done]
@@ -1337,8 +1166,13 @@ def _arrow_csv(table: Any, delimiter: str) -> Any:
 
 def _special_bytes(text: Any, delimiter: str) -> list[str]:
     """The characters that CSV must quote (the delimiter, a quote, CR, LF) that
-    a text column holds: its bytes searched at memchr's speed."""
+    a text column holds, its bytes searched at memchr's speed; and '""' where
+    it holds the empty text (which is written so, apart from a missing value)."""
     import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if _is_text(text.type) and pc.any(pc.equal(pc.binary_length(text), 0)).as_py():
+        return ['""']
 
     if not _is_text(text.type):
         if pa.types.is_dictionary(text.type) or pa.types.is_string_view(text.type):
@@ -1358,65 +1192,62 @@ def _special_bytes(text: Any, delimiter: str) -> list[str]:
     return sorted(found)
 
 
-def _present(column: Any) -> Any:
-    """A text column with its empty fields as nulls: a number's missing value."""
+def _round_trip(column: Any, kind: Any) -> Any:
+    """column's text as `kind`, or None where a value is not of it or its
+    text does not come back unchanged from it (007, +5, 1.50, 1e3)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    return pc.if_else(pc.equal(column, ""), pa.scalar(None, pa.string()), column)
+    try:
+        typed = pc.cast(column, kind)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return None
+    if pc.any(pc.not_equal(pc.cast(typed, column.type), column)).as_py():
+        return None
+    return typed
 
 
 def _text_type(column: Any) -> Any:
-    """The type of a column of CSV fields, as pyarrow's CSV reader infers it
-    (without its words for null): int64 if every field that is not empty is an
-    int64, else float64 if every one is a number, else text. Digits beyond
-    int64 stay text, exactly; a column of empty fields too."""
+    """The type of a column of CSV fields in parquet: int64 where every value
+    (but missing ones) is an int64 whose text is the field's, else float64
+    where each is a float64 so, else text. So a field's text is what it was:
+    007, +5, 1.50 and 1e3 keep their column as text, as do digits beyond
+    int64 and a column of missing values; a missing field stays null and the
+    empty text ("") stays text."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    present = pc.drop_null(_present(column))
+    present = pc.drop_null(column)
     if not len(present):
         return pa.string()
     for kind in (pa.int64(), pa.float64()):
-        try:
-            pc.cast(present, kind)
-        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-            if (
-                kind == pa.int64()
-                and pc.all(pc.match_substring_regex(present, "^[+-]?[0-9]+$")).as_py()
-            ):
-                break  # integers beyond int64: as a float64 they would be rounded
-            continue
-        return kind
+        if _round_trip(present, kind) is not None:
+            return kind
     return pa.string()
 
 
 def _as_type(column: Any, kind: Any, where: str, name: str, first: int) -> Any:
     """A column of CSV fields as `kind` (the type the first chunk gave it);
     DataError, naming the row (counted from 0 over the file's rows) and the
-    field, for one that is not of it."""
+    field, for one that is not of it (see `_text_type`)."""
     import pyarrow as pa
-    import pyarrow.compute as pc
 
-    if kind == pa.string():
-        return column
-    present = _present(column)
-    try:
-        return pc.cast(present, kind)
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-        pass
-    low, high = 0, len(present)  # the first field that does not cast lies in [low, high)
+    if pa.types.is_string(kind):
+        return column.cast(pa.string()) if pa.types.is_large_string(column.type) else column
+    typed = _round_trip(column, kind)
+    if typed is not None:
+        return typed
+    low, high = 0, len(column)  # the first field that is not of kind lies in [low, high)
     while high - low > 1:
         middle = (low + high) // 2
-        try:
-            pc.cast(present.slice(low, middle - low), kind)
-            low = middle
-        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        if _round_trip(column.slice(low, middle - low), kind) is None:
             high = middle
+        else:
+            low = middle
     raise DataError(
         f"{where}: row {first + low}, column {name!r}: {column[low].as_py()!r} is not "
-        f"{kind}, the type the column's first rows gave it in parquet; write CSV, "
-        "which keeps the text as it is"
+        f"{kind} as it is written, the type the column's first rows gave it in parquet; "
+        "write CSV, which keeps the text as it is"
     )
 
 

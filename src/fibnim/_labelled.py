@@ -41,6 +41,12 @@ def library(value: Any) -> str:
     return type(value).__module__.partition(".")[0]
 
 
+def is_labelled(value: Any) -> bool:
+    """Whether value is a pandas or xarray container (a Series, a DataFrame,
+    an Index, a DataArray), not one of their scalars (pd.NA, a Timestamp)."""
+    return library(value) in LIBRARIES and hasattr(value, "ndim")
+
+
 def call(
     function: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any], positions: bool
 ) -> Any:
@@ -49,7 +55,7 @@ def call(
     where = function.__name__
     parameters = list(inspect.signature(function).parameters)
     named = [*zip(parameters, args, strict=False), *kwargs.items()]  # no *args here
-    labelled = [(name, v) for name, v in named if library(v) in LIBRARIES]
+    labelled = [(name, v) for name, v in named if is_labelled(v)]
     like_name, like = labelled[0]
     for name, other in labelled:
         check_same_labels(where, like_name, like, name, other)
@@ -74,7 +80,7 @@ def values(value: Any, where: str = "", name: str = "") -> Any:
     """The array behind a labelled value (a dask array stays lazy); others as they
     are. A pandas NA has no place in an array: refused, named by its index
     (`filled` first, where the answer can hold NA)."""
-    kind = library(value)
+    kind = library(value) if is_labelled(value) else ""
     if kind == "pandas":
         hole = missing(value)
         if hole is not None:
@@ -104,7 +110,9 @@ def values(value: Any, where: str = "", name: str = "") -> Any:
 def missing(value: Any) -> NDArray[np.bool_] | None:
     """Where a pandas object of a nullable type (Int64, int64[pyarrow]) holds NA,
     in its shape; None where it holds none (and for every other kind)."""
-    if library(value) != "pandas" or all(isinstance(d, np.dtype) for d in _dtypes(value)):
+    if not is_labelled(value) or library(value) != "pandas":
+        return None
+    if all(isinstance(d, np.dtype) for d in _dtypes(value)):
         return None
     hole = np.asarray(value.isna()).reshape(value.shape)
     return hole if hole.any() else None

@@ -182,7 +182,7 @@ class Elementwise(_Front):  # type: ignore[misc]
             # block by block, each block's errors named by their index in the
             # whole array (numpy's protocol would lose where a block starts)
             return _dask.map_blocks(self, args, {**kwargs, **numpy_keywords})
-        if kinds & {"pandas", "xarray"} and out is None:
+        if any(map(_labelled.is_labelled, inputs)) and out is None:
             return self._labelled(inputs, settings, short, passed, compiled)
         # with out=, pandas and xarray objects are read as their arrays: the
         # answer is out, which has no labels
@@ -329,7 +329,7 @@ class Elementwise(_Front):  # type: ignore[misc]
         through numpy's protocol, which keeps their types and labels."""
         d = self.declaration
         named = list(zip(d.inputs, inputs, strict=False))
-        labelled = [(n, v) for n, v in named if library(v) in ("pandas", "xarray")]
+        labelled = [(n, v) for n, v in named if _labelled.is_labelled(v)]
         for name, other in labelled[1:]:
             # pandas and xarray would align them: fibnim computes on the
             # positions given, and refuses labels that do not match

@@ -1126,7 +1126,7 @@ def _unpack(arguments: argparse.Namespace) -> int:
                 for values in parts:
                     exact = coding._as_dtype(values, dtype, arguments.input, done)
                     if kind == ".npy":
-                        target.write(exact.astype(dtype.newbyteorder("<"), copy=False).tobytes())
+                        target.write(exact.tobytes())  # in the byte order its header says
                     elif len(exact):
                         target.write(("\n".join(map(str, exact.tolist())) + "\n").encode())
                     done += len(values)

@@ -792,9 +792,9 @@ def _salvage(file: BinaryIO, head: Header) -> Salvaged:
 def _as_dtype(
     values: NDArray[np.uint64], dtype: np.dtype[Any], name: str, first: int = 0
 ) -> NDArray[Any]:
-    """Decoded values as dtype, exactly: OverflowError naming the first that
-    does not fit (index counted from `first`)."""
-    if dtype == np.uint64:
+    """Decoded values as dtype (in its byte order), exactly: OverflowError
+    naming the first that does not fit (index counted from `first`)."""
+    if dtype == np.dtype(np.uint64):  # native order: the values as they are
         return values
     high = np.iinfo(dtype).max
     if values.size and values.max() > high:
@@ -802,7 +802,9 @@ def _as_dtype(
         raise OverflowError(
             f"{name}: values[{first + i}] = {values[i]} does not fit {dtype} (at most {high})"
         )
-    return values.view(dtype) if dtype.itemsize == 8 else values.astype(dtype)
+    if dtype.itemsize == 8 and dtype.isnative:
+        return values.view(dtype)  # at most int64's largest: the same bits
+    return values.astype(dtype)  # a narrower dtype, or the other byte order
 
 
 @overload
