@@ -689,3 +689,25 @@ def test_exit_statuses_are_those_the_help_gives(tmp_path):
     assert not any(path.name.startswith("never") for path in tmp_path.iterdir())
     help_text = fibnim("classify", "--help").stdout
     assert "exit status: 0 done; 1 bad data" in help_text and "2 a bad command" in help_text
+
+
+def test_sizes_past_int64_and_past_the_free_memory_are_one_line(tmp_path):
+    # "Python int too large to convert to C long"; and 4,096 rows of 10**8
+    # piles at least, which the kernel's out-of-memory killer ended unsaid
+    result = fibnim("classify", "--random", "99999999999999999999", "--game", "nim")
+    assert result.returncode == 2
+    assert "--random: 99999999999999999999 is past 2**63 - 1" in result.stderr
+    from fibnim import cli
+
+    with pytest.raises(cli.UsageError, match=r"^--random: 3 chunks of 1 rows .* MB are free"):
+        cli._check_room(1, 10**12, 2, "--random")
+    cli._check_room(cli.default_chunk(2, 10**6), 10**6, 2, "--random")  # 48 MB: room
+
+
+def test_the_default_chunk_is_bounded_by_bytes_down_to_one_row():
+    from fibnim.cli import IN_FLIGHT, default_chunk
+
+    for piles in (2, 20_000, 10**8):
+        chunk = default_chunk(2, piles)
+        assert chunk >= 1
+        assert chunk == 1 or chunk * 8 * (2 * piles + 1) * 3 <= IN_FLIGHT

@@ -130,3 +130,16 @@ def one_line(error: BaseException) -> str:
     original = text.rpartition("Original error was:")[2] if "Original error was:" in text else text
     lines = [line.strip() for line in original.splitlines() if line.strip()]
     return lines[0] if lines else "an allocation failed"
+
+
+def available_memory() -> int | None:
+    """The bytes of memory the system has free for a new allocation
+    (MemAvailable; None where it cannot be read)."""
+    try:
+        with open("/proc/meminfo") as info:
+            for line in info:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) << 10
+    except (OSError, ValueError, IndexError):
+        return None
+    return None

@@ -66,9 +66,27 @@ IN_FLIGHT = 48 << 20
 
 
 def default_chunk(threads: int, piles: int) -> int:
-    """The chunk a run takes unless --chunk says: CHUNK, or less with many threads."""
-    row = 8 * (2 * piles + 1)  # the piles in, and the outcome and the move out
-    return max(1 << 12, min(CHUNK, IN_FLIGHT // (row * (threads + 1))))
+    """The chunk a run takes unless --chunk says: CHUNK, or less with many
+    threads or wide rows, by bytes (the chunks in flight under IN_FLIGHT),
+    down to one row."""
+    return max(1, min(CHUNK, IN_FLIGHT // (_row_bytes(piles) * (threads + 1))))
+
+
+def _row_bytes(piles: int) -> int:
+    return 8 * (2 * piles + 1)  # the piles in, and the outcome and the move out
+
+
+def _check_room(chunk: int, piles: int, threads: int, option: str) -> None:
+    """UsageError, before any work, where the chunks in flight would need more
+    memory than the machine has free (the kernel would kill the run unsaid)."""
+    need = chunk * _row_bytes(piles) * (threads + 1)
+    free = _stop.available_memory()
+    if free is not None and need > free:
+        raise UsageError(
+            f"{option}: {threads + 1} chunks of {chunk:,} rows of {piles:,} piles in flight "
+            f"need {need / 2**20:,.0f} MB, and {free / 2**20:,.0f} MB are free; "
+            "fewer piles, a smaller --chunk or fewer --threads"
+        )
 
 
 def _integer(text: str) -> int:
@@ -78,6 +96,8 @@ def _integer(text: str) -> int:
         raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
     if value < 0:
         raise argparse.ArgumentTypeError(f"{text} is negative")
+    if value > 2**63 - 1:
+        raise argparse.ArgumentTypeError(f"{text} is past 2**63 - 1, the most fibnim counts")
     return value
 
 
@@ -571,6 +591,10 @@ def _classify(arguments: argparse.Namespace) -> int:
             arguments.input, arguments.header, arguments.delimiter, arguments.columns
         )
     try:
+        if not arguments.dask:  # a cluster's workers have memory of their own
+            width, threads = len(source.columns), arguments.threads
+            chunk = arguments.chunk or default_chunk(threads, width)
+            _check_room(chunk, width, threads, source.name)
         sink = _sink(arguments, rules, source)
     except BaseException:
         source.close()
