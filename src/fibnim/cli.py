@@ -96,13 +96,19 @@ def _integer(text: str) -> int:
         raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
     if value < 0:
         raise argparse.ArgumentTypeError(f"{text} is negative")
+    return value
+
+
+def _size(text: str) -> int:
+    """A count of rows, piles or threads: at most 2**63 - 1."""
+    value = _integer(text)
     if value > 2**63 - 1:
         raise argparse.ArgumentTypeError(f"{text} is past 2**63 - 1, the most fibnim counts")
     return value
 
 
 def _positive(text: str) -> int:
-    value = _integer(text)
+    value = _size(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"{text} is not at least 1")
     return value
@@ -245,7 +251,7 @@ def _classify_parser(commands: Any) -> None:
     run.add_argument("--game", required=True, choices=list(GAMES), metavar="GAME")
     run.add_argument("--bound", type=_integer, metavar="R", help="the bound on the next take")
     run.add_argument(
-        "--random", type=_integer, metavar="N", help="classify N random positions instead"
+        "--random", type=_size, metavar="N", help="classify N random positions instead"
     )
     run.add_argument("--seed", type=_integer, default=0, help="for --random (default 0)")
     run.add_argument(
