@@ -279,7 +279,7 @@ class Reader:
             self._first = block
             fields = [(field or b"").decode("utf-8") for field in first[1]]
             if header is None:
-                header = not _INTEGER.fullmatch(fields[0])
+                header = not is_integer(fields[0])
             if header:
                 self.names = [field.strip() for field in fields]
                 self.skip = 1
@@ -296,11 +296,12 @@ class Reader:
             yield from self._split(block, 0)
 
     def _split(self, block: Block, skip: int) -> Iterator[Batch]:
-        if self.arrow:
-            split = self._arrow(block, skip)
-            if split is not None:
-                yield split
-            return
+        split = self._arrow(block, skip) if self.arrow else self._own(block, skip)
+        if split is not None:
+            yield split
+
+    def _own(self, block: Block, skip: int) -> Batch | None:
+        """The block split by `records`; TextError at a record of another width."""
         columns: list[list[bytes | None]] = [[] for _ in range(self.width)]
         found = records(block, self.delimiter)
         for _ in range(skip):
@@ -314,8 +315,7 @@ class Reader:
             for column, field in zip(columns, fields, strict=True):
                 column.append(field)
             rows += 1
-        if rows:
-            yield Batch(block, columns, rows, self.delimiter, skip)
+        return Batch(block, columns, rows, self.delimiter, skip) if rows else None
 
     def _arrow(self, block: Block, skip: int) -> Batch | None:
         import pyarrow as pa
@@ -352,28 +352,49 @@ class Reader:
                 ),
             )
         except pa.ArrowInvalid as error:
-            # the own split names the line (and says what is wrong there)
-            for _ in self._split_own(block, skip):
-                pass
+            self._own(block, skip)  # names the line, and says what is wrong there
             raise TextError(block.line, f"not read by pyarrow ({error})") from None
         columns = [table.column(j).combine_chunks() for j in range(self.width)]
         return Batch(block, columns, len(table), self.delimiter, skip)
 
-    def _split_own(self, block: Block, skip: int) -> Iterator[Batch]:
-        arrow, self.arrow = self.arrow, False
-        try:
-            yield from self._split(block, skip)
-        finally:
-            self.arrow = arrow
+
+_INTEGER = re.compile(r"[ \t]*[+-]?[0-9]+[ \t]*")  # as text.parse_integers reads them
 
 
-_INTEGER = re.compile(r"[ \t]*[+-]?[0-9]+[ \t]*")  # as parse_integers reads them
+def is_integer(text: str) -> bool:
+    """Whether text is a decimal integer, spaces and tabs around it allowed."""
+    return _INTEGER.fullmatch(text) is not None
 
 
-def integers(batch: Batch, column: int) -> tuple[NDArray[np.int64], int]:
-    """A pile column's values, and the first row (counted in the batch) whose
-    field is not a non-negative int64 or is missing (batch.rows: none)."""
-    offsets, data, missing = batch.fields(column)
+def piles(batch: Batch, pick: list[int]) -> NDArray[np.int64]:
+    """The columns `pick` of a batch as pile values (int64, (rows, len(pick)));
+    TextError naming the line, the column and why, at the first field that
+    is not a non-negative int64 or is missing."""
+    kernel = _backend.kernels("text").parse_integers
+    out = np.empty((batch.rows, len(pick)), dtype=np.int64)
     values = np.empty(batch.rows, dtype=np.int64)
-    done = _backend.kernels("text").parse_integers(offsets[: missing + 1], data, values[:missing])
-    return values, min(done, missing)
+    for place, j in enumerate(pick):
+        offsets, data, missing = batch.fields(j)
+        done = min(kernel(offsets[: missing + 1], data, values[:missing]), missing)
+        if done < batch.rows:
+            line, fields = batch.record(done)
+            raise TextError(line, f"column {j}: {_not_a_pile(fields[j])}")
+        out[:, place] = values
+    return out
+
+
+def _not_a_pile(field: bytes | None) -> str:
+    """Why a field refused as a pile is not one."""
+    if field is None:
+        return "no value (an empty field)"
+    text = field.decode("utf-8")
+    if not is_integer(text):
+        shown = text if len(text) <= 40 else f"{text[:20]}...({len(text):,} characters)"
+        return f"{shown!r} is not an integer"
+    digits = text.strip(" \t").lstrip("+-").lstrip("0")
+    negative = text.strip(" \t").startswith("-")
+    if len(digits) > 40:  # named by its length: int() refuses 4,300 digits
+        size = f"a number of {len(digits):,} digits"
+        return f"{size} is negative" if negative else f"{size} is too large for int64"
+    value = int(text)
+    return f"{value} is negative" if value < 0 else f"{value} is too large for int64"

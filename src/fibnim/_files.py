@@ -223,7 +223,9 @@ def pile_columns(names: list[str], spec: str, where: str, named: bool = True) ->
     listing = f"its columns: {', '.join(names)}" if named else f"it has {len(names)} columns"
     if not all(items):
         raise UsageError(f"--columns {spec!r}: an empty column name")
-    if all(_is_integer(item) for item in items) and not (named and set(items) <= set(names)):
+    if all(_delimited.is_integer(item) for item in items) and not (
+        named and set(items) <= set(names)
+    ):
         pick = [int(item) for item in items]
         for j in pick:
             if not 0 <= j < len(names):
@@ -476,17 +478,10 @@ class TextSource(Source):
     def _values(self, batch: _delimited.Batch) -> tuple[NDArray[np.int64], list[Any]]:
         """A batch's piles as values, and its other columns' text (--columns)."""
         pick = list(range(self.width)) if self.pick is None else self.pick
-        piles = np.empty((batch.rows, len(pick)), dtype=np.int64)
-        for column, j in enumerate(pick):
-            values, bad = _delimited.integers(batch, j)
-            if bad < batch.rows:
-                line, fields = batch.record(bad)
-                raise _delimited.TextError(line, f"column {j}: {_not_a_pile(fields[j])}")
-            piles[:, column] = values
         texts = [] if self.pick is None else [
             None if j in pick else batch.text(j) for j in range(self.width)
         ]  # fmt: skip
-        return piles, texts
+        return _delimited.piles(batch, pick), texts
 
     def _chunk(self, first: int, piles: list[NDArray[np.int64]], kept: list[list[Any]]) -> Chunk:
         block = piles[0] if len(piles) == 1 else np.concatenate(piles)
@@ -507,26 +502,6 @@ class TextSource(Source):
     def close(self) -> None:
         if self.path != "-":  # stdin stays open
             self.file.close()
-
-
-def _not_a_pile(field: bytes | None) -> str:
-    """Why a field refused as a pile is not one."""
-    if field is None:
-        return "no value (an empty field)"
-    text = field.decode("utf-8")
-    if not _is_integer(text):
-        shown = text if len(text) <= 40 else f"{text[:20]}...({len(text):,} characters)"
-        return f"{shown!r} is not an integer"
-    digits = text.strip().lstrip("+-").lstrip("0")
-    if len(digits) > 40:  # named by its length: int() refuses 4,300 digits
-        size = f"a number of {len(digits):,} digits"
-        return (
-            f"{size} is negative"
-            if text.strip().startswith("-")
-            else f"{size} is too large for int64"
-        )
-    value = int(text)
-    return f"{value} is negative" if value < 0 else f"{value} is too large for int64"
 
 
 def _integers(column: Any) -> NDArray[Any]:
@@ -562,14 +537,6 @@ def _arrow_column(column: Any) -> Any:
     if isinstance(column, pa.Array):
         return column
     return pa.array(column, type=pa.string() if column.dtype == object else None)
-
-
-_DECIMAL = re.compile(r"[ \t]*[+-]?[0-9]+[ \t]*")  # what text.parse_integers reads
-
-
-def _is_integer(text: str) -> bool:
-    """Whether text is a decimal integer, spaces and tabs around it allowed."""
-    return _DECIMAL.fullmatch(text) is not None
 
 
 class ParquetSource(Source):
