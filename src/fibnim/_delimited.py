@@ -20,7 +20,7 @@ record is a header unless its first field is an integer (or `header` says).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import IO, Any
 
@@ -125,13 +125,22 @@ def _cut(data: bytes) -> int:
     return 0
 
 
-def blocks(file: IO[bytes], delimiter: str, size: int = 0) -> Iterator[Block]:
+def blocks(
+    file: IO[bytes], delimiter: str, size: int = 0, before_read: Callable[[], None] = lambda: None
+) -> Iterator[Block]:
     """file's bytes in blocks of whole records, each checked (UTF-8, quotes),
     a byte order mark at the start dropped; TextError, its line counted over
-    the file, for text that is not CSV."""
+    the file, for text that is not CSV. `before_read` runs before each read,
+    which may wait on a pipe (a signal noted but not raised is raised there)."""
     separator = ord(delimiter)
     line, pending, first = 1, b"", True
-    while data := file.read(size or BLOCK):
+    # what one read gives: from a pipe, what has come, not a wait for a whole block
+    read = getattr(file, "read1", file.read)
+    while True:
+        before_read()
+        data = read(size or BLOCK)
+        if not data:
+            break
         pending += data
         if first:
             if len(pending) < len(_BOM) and _BOM.startswith(pending):
@@ -268,7 +277,9 @@ class Reader:
     ) -> None:  # fmt: skip
         self.delimiter = delimiter
         self.arrow = arrow
-        self._blocks = blocks(file, delimiter, size)
+        #: runs before each read of the file (see `blocks`): a run's look at its signals
+        self.before_read: Callable[[], None] = lambda: None
+        self._blocks = blocks(file, delimiter, size, lambda: self.before_read())
         self._first: Block | None = None
         self.names: list[str] | None = None
         self.skip = 0

@@ -62,18 +62,23 @@ def output_is_stream(
 ) -> bool:
     """The one rule for what an output may be, checked before any work (every
     command that writes, and fibnim.coding.write, come here): True where it is
-    written as a stream (-, a FIFO, a character device such as /dev/null),
-    False where a new regular file takes its name at the end (AtomicFile).
+    written as a stream (-, a FIFO, a character device such as /dev/null, an
+    open descriptor: /dev/stdout, /dev/fd/N, /proc/self/fd/N or a link to one
+    of them), False where a new regular file takes its name at the end
+    (AtomicFile; through a link, the file it leads to).
 
     Refused (UsageError, naming the user's path): an input under any name (the
-    same device and inode: a symbolic or a hard link); a directory, a socket
-    or a block device (--force replaces only regular files); a regular file
-    without --force; a directory that is missing or not writable."""
+    same device and inode: a symbolic or a hard link); a link that leads
+    nowhere; a directory, a socket or a block device (--force replaces only
+    regular files); a regular file without --force; a directory that is
+    missing or not writable."""
     label = f"{option} {path}" if option else path
     if path == "-":
         if sys.stdout is None:
             raise UsageError(f"{label}: standard output is closed")
         return True
+    if _descriptor(path):
+        return True  # written through, in order, as a shell's > writes it
     for source in inputs:
         if source not in (None, "-") and _same_file(source, path):
             raise UsageError(
@@ -84,6 +89,12 @@ def output_is_stream(
         mode = os.stat(path).st_mode
     except FileNotFoundError:
         mode = None
+        if os.path.islink(path):
+            raise UsageError(
+                f"{label}: is a link to {os.readlink(path)}, which does not exist; name the "
+                "file itself",
+                errno.ENOENT,
+            ) from None
     except OSError as error:
         raise UsageError(f"{label}: {error.strerror}") from None
     if mode is not None:
@@ -106,6 +117,22 @@ def output_is_stream(
             f"{label}: the directory {directory} is not writable (permission denied)",
             errno.EACCES,
         )
+    return False
+
+
+_DESCRIPTOR = re.compile(r"/(?:proc/(?:self|thread-self|[0-9]+)|dev)/fd/[0-9]+")
+
+
+def _descriptor(path: str) -> bool:
+    """Whether path is an open descriptor's name (/dev/fd/1, /proc/self/fd/1),
+    or a chain of links leads to one (/dev/stdout)."""
+    here = os.path.abspath(path)
+    for _ in range(40):  # the kernel's own limit on a chain of links
+        if _DESCRIPTOR.fullmatch(here):
+            return True
+        if not os.path.islink(here):
+            return False
+        here = os.path.normpath(os.path.join(os.path.dirname(here), os.readlink(here)))
     return False
 
 
@@ -136,10 +163,13 @@ def open_stream(path: str) -> IO[bytes]:
 
 
 def kind_of(path: str) -> str:
-    """The format of a path by its suffix; "-" is CSV."""
+    """The format of a path by its suffix; "-", and a descriptor named without
+    one (/dev/stdout), is CSV."""
     if path == "-":
         return ".csv"
     suffix = Path(path).suffix.lower()
+    if not suffix and _descriptor(path):
+        return ".csv"
     if suffix not in KINDS:
         raise UsageError(
             f"{path}: unknown format {suffix or '(no suffix)'}; use {', '.join(KINDS)}"
@@ -199,6 +229,10 @@ class Source:
 
     def check(self) -> None:
         """Refuse, once the piles are chosen, what cannot be piles (before any row is read)."""
+
+    def watch(self, wait: Callable[[Any], None]) -> None:
+        """`wait(file)` runs before each read of file that may wait (on a pipe,
+        stdin): it returns once there are bytes, and raises a signal that came."""
 
     def chunks(self, size: int) -> Iterator[Chunk]:
         raise NotImplementedError
@@ -431,7 +465,9 @@ class TextSource(Source):
         if path == "-":
             if sys.stdin is None:
                 raise UsageError("-: standard input is closed")
-            self.file: BinaryIO = sys.stdin.buffer
+            # its descriptor, read by one system call at a time: a buffered
+            # reader may hold bytes that a wait on the descriptor cannot see
+            self.file: BinaryIO = getattr(sys.stdin.buffer, "raw", sys.stdin.buffer)
         else:
             try:
                 self.file = open(path, "rb")
@@ -451,6 +487,9 @@ class TextSource(Source):
         self.named = self.reader.names is not None
         self.columns = self.reader.names or _pile_names(self.reader.width)
         self.width = self.reader.width
+
+    def watch(self, wait: Callable[[Any], None]) -> None:
+        self.reader.before_read = lambda: wait(self.file)
 
     @contextlib.contextmanager
     def _naming(self) -> Iterator[None]:
@@ -648,6 +687,10 @@ def hold_arrow(threads: int, *paths: str | None) -> None:
         import pyarrow as pa
     except ImportError:
         return
+    # the run's own handlers see every signal: pyarrow's, set for the time of
+    # each read_csv, took a SIGINT or SIGTERM that came then and could lose it
+    # (a run read on, its signal unseen)
+    pa.enable_signal_handlers(False)
     pa.set_cpu_count(max(threads, 1))
     pa.set_io_thread_count(max(threads, 1))
     try:
@@ -1236,29 +1279,42 @@ def _npy_header(rows: int, width: int) -> bytes:
 class AtomicFile:
     """A file in the target's directory that takes the target's name on commit.
 
-    On Linux it is opened with O_TMPFILE: it has no name until commit links
-    it, so a run killed by any signal leaves nothing. Elsewhere it is a hidden
-    temporary file, removed on abort. Without `replace` the commit is a link
-    onto the target's name, which fails if that name appeared meanwhile (another
-    run, say): the file found there is left as it is. Either way the file
-    gets the mode a new file would get (0666 less the umask)."""
+    The target's name is resolved once, here (through any links: --force
+    replaces the file a link leads to, as a shell's > writes it), and its
+    directory held open until the commit, which names the file relative to
+    it: a link re-pointed during the run cannot redirect the commit. On
+    Linux the file is opened with O_TMPFILE: it has no name until commit
+    links it, so a run killed by any signal leaves nothing. Elsewhere it is a
+    hidden temporary file, removed on abort. Without `replace` the commit is
+    a link onto the target's name, which fails if that name appeared
+    meanwhile (another run, say): the file found there is left as it is.
+    Either way the file gets the mode a new file would get (0666 less the
+    umask)."""
 
     def __init__(self, path: str, replace: bool) -> None:
-        self.path = os.path.abspath(path)
         self.name = path  # as the user gave it: every error names it, never a temporary
+        folder, self.base = os.path.split(os.path.realpath(path))
         self.replace = replace
-        directory = os.path.dirname(self.path)
-        if not os.path.isdir(directory):
-            raise UsageError(f"{path}: no directory {directory}")
-        self.temporary: str | None = None
-        with self.naming():
-            try:
-                descriptor = os.open(directory, os.O_TMPFILE | os.O_RDWR, 0o666)
-            except (AttributeError, OSError):
-                descriptor, self.temporary = tempfile.mkstemp(
-                    dir=directory, prefix=f".{os.path.basename(path)}.", suffix=".part"
-                )
-                os.chmod(descriptor, 0o666 & ~_umask())  # mkstemp's files are 0600
+        self.temporary: str | None = None  # a name in the directory, until commit or abort
+        try:
+            self.directory = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+        except FileNotFoundError:
+            raise UsageError(f"{path}: no directory {folder}") from None
+        try:
+            with self.naming():
+                try:
+                    descriptor = os.open(
+                        ".", os.O_TMPFILE | os.O_RDWR, 0o666, dir_fd=self.directory
+                    )
+                except (AttributeError, OSError, NotImplementedError):
+                    descriptor, made = tempfile.mkstemp(
+                        dir=folder, prefix=f".{self.base}.", suffix=".part"
+                    )
+                    self.temporary = os.path.basename(made)
+                    os.chmod(descriptor, 0o666 & ~_umask())  # mkstemp's files are 0600
+        except BaseException:
+            os.close(self.directory)
+            raise
         self.stream = io.BufferedWriter(io.FileIO(descriptor, "w"), buffer_size=1 << 20)
 
     @contextlib.contextmanager
@@ -1279,35 +1335,33 @@ class AtomicFile:
     def _commit(self, check: Callable[[], None]) -> None:
         self.stream.flush()
         os.fsync(self.stream.fileno())
-        # an unnamed file (O_TMPFILE) is linked through /proc's link to it; a
-        # directory descriptor makes os.link use linkat, which follows that link
-        source = self.temporary or f"/proc/self/fd/{self.stream.fileno()}"
-        directory = os.open(os.path.dirname(self.path), os.O_RDONLY)
-        try:
-            if self.replace and self.temporary is None:
-                named = os.path.join(
-                    os.path.dirname(self.path),
-                    f".{os.path.basename(self.path)}.{secrets.token_hex(8)}",
-                )
-                os.link(source, named, dst_dir_fd=directory)
-                self.temporary = named
-            check()  # the last moment to back out: abort() removes a temporary name
+        here = self.directory
+        if self.temporary is None:
+            # an unnamed file (O_TMPFILE) is linked through /proc's link to it,
+            # which os.link follows (linkat with AT_SYMLINK_FOLLOW)
+            source = f"/proc/self/fd/{self.stream.fileno()}"
             if self.replace:
-                assert self.temporary is not None
-                os.replace(self.temporary, self.path)
-                self.temporary = None
-            else:
-                try:
-                    os.link(source, self.path, dst_dir_fd=directory)
-                except FileExistsError:
-                    raise FileExistsError(
-                        errno.EEXIST,
-                        "appeared while this run wrote it (another run?); it is left as it is "
-                        "and this run's output is dropped (--force replaces it)",
-                        self.path,
-                    ) from None
-        finally:
-            os.close(directory)
+                named = f".{self.base}.{secrets.token_hex(8)}"
+                os.link(source, named, dst_dir_fd=self.directory)
+                self.temporary = named
+        check()  # the last moment to back out: abort() removes a temporary name
+        if self.replace:
+            assert self.temporary is not None
+            os.replace(self.temporary, self.base, src_dir_fd=here, dst_dir_fd=here)
+            self.temporary = None
+        else:
+            try:
+                if self.temporary is None:
+                    os.link(source, self.base, dst_dir_fd=self.directory)
+                else:
+                    os.link(self.temporary, self.base, src_dir_fd=here, dst_dir_fd=here)
+            except FileExistsError:
+                raise FileExistsError(
+                    errno.EEXIST,
+                    "appeared while this run wrote it (another run?); it is left as it is "
+                    "and this run's output is dropped (--force replaces it)",
+                    self.name,
+                ) from None
         self.abort()  # the temporary name (if any) goes; the file keeps its new one
 
     def abort(self) -> None:
@@ -1315,8 +1369,11 @@ class AtomicFile:
             self.stream.close()
         if self.temporary is not None:
             with contextlib.suppress(OSError):
-                os.remove(self.temporary)
+                os.remove(self.temporary, dir_fd=self.directory)
             self.temporary = None
+        if self.directory >= 0:
+            os.close(self.directory)
+            self.directory = -1  # closed once: its number may be another file's next
 
 
 def _umask() -> int:

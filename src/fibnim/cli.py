@@ -19,8 +19,10 @@ import contextlib
 import json
 import os
 import secrets
+import select
 import shutil
 import signal
+import stat
 import sys
 import threading
 import time
@@ -39,6 +41,7 @@ from fibnim import _backend, _stop, coding, wythoff
 from fibnim._checks import TERMS_BITS_LIMIT
 from fibnim._classify import GAMES, GameName, classify, game_named, random_positions
 from fibnim._files import (
+    KINDS,
     AtomicFile,
     DataError,
     Kept,
@@ -469,12 +472,43 @@ class _Signals:
         self.previous: dict[int, Any] = {}
         self.stop = threading.Event()
         self.reading = False
+        # a byte written here by the C handler of every signal, whichever thread
+        # the system gave it to: a read that waits on a pipe waits on this too
+        # (a signal given to a worker thread interrupts no wait of the main one)
+        self.wakeup: tuple[int, int] | None = None
+        self.old_wakeup = -1
 
     def __enter__(self) -> _Signals:
         if threading.current_thread() is threading.main_thread():
             for number in (signal.SIGINT, signal.SIGTERM):
                 self.previous[number] = signal.signal(number, self._note)
+            if os.name == "posix":
+                self.wakeup = os.pipe()
+                for end in self.wakeup:
+                    os.set_blocking(end, False)
+                self.old_wakeup = signal.set_wakeup_fd(self.wakeup[1], warn_on_full_buffer=False)
         return self
+
+    def wait_for(self, file: Any) -> None:
+        """Return once file (a pipe, a terminal) has bytes to read or is at its
+        end; a signal that comes meanwhile is raised (see `read`)."""
+        self.check()
+        if self.wakeup is None:
+            return
+        try:
+            descriptor = file.fileno()
+            if stat.S_ISREG(os.fstat(descriptor).st_mode):
+                return  # a regular file's read never waits long
+        except (AttributeError, OSError, ValueError):
+            return
+        while True:
+            ready, _, _ = select.select([descriptor, self.wakeup[0]], [], [])
+            if self.wakeup[0] in ready:
+                with contextlib.suppress(OSError):
+                    os.read(self.wakeup[0], 512)
+                self.check()  # the handler has run by now, and noted it
+            if descriptor in ready:
+                return
 
     def _note(self, number: int, frame: Any) -> None:
         self.number = self.number or number
@@ -505,6 +539,11 @@ class _Signals:
         self.stop.set()
         for number, handler in self.previous.items():
             signal.signal(number, handler)
+        if self.wakeup is not None:
+            signal.set_wakeup_fd(self.old_wakeup)
+            for end in self.wakeup:
+                os.close(end)
+            self.wakeup = None
 
     def check(self) -> None:
         """Raise Signalled if a signal came."""
@@ -615,6 +654,9 @@ def _classify(arguments: argparse.Namespace) -> int:
     pool = ThreadPoolExecutor(max_workers=arguments.threads) if client is None else None
     try:
         with _Signals() as signals:
+            # before each read that may wait: a signal raised in a finalizer is
+            # lost, and one given to a worker thread interrupts no read
+            source.watch(signals.wait_for)
             submit = signals.submit_watched(pool) if pool is not None else _dask_submit(client)
             tasks = _tasks(source, rules.name, arguments.bound, chunk, client is not None, sink)
             for done in _in_order(submit, tasks, threads + 1, signals):
@@ -856,6 +898,18 @@ def _classify_dataset(arguments: argparse.Namespace, rules: Any) -> int:
     where, target = arguments.input, arguments.output
     if target is None or target == "-":
         raise UsageError("a dataset goes to a directory: -o DIRECTORY")
+    suffix = os.path.splitext(target)[1].lower()
+    if suffix in KINDS and suffix != ".parquet":
+        raise UsageError(
+            f"{target}: a dataset goes to a directory of parquet files, not {suffix}; "
+            "name a directory (no suffix, or .parquet)"
+        )
+    inside = os.path.relpath(os.path.realpath(target), os.path.realpath(where))
+    if inside != "." and not inside.startswith(os.pardir):
+        raise UsageError(
+            f"{target}: is inside the input dataset {where}, whose next read would take "
+            "the answers for rows; write it elsewhere"
+        )
     if os.path.exists(target):
         if os.path.samefile(where, target):
             raise UsageError(
