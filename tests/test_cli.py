@@ -711,3 +711,26 @@ def test_the_default_chunk_is_bounded_by_bytes_down_to_one_row():
         chunk = default_chunk(2, piles)
         assert chunk >= 1
         assert chunk == 1 or chunk * 8 * (2 * piles + 1) * 3 <= IN_FLIGHT
+
+
+@pytest.mark.skipif(os.name != "posix", reason="a pseudo-terminal")
+@pytest.mark.parametrize("command", ["pack", "unpack"])
+def test_binary_output_is_not_written_to_a_terminal(tmp_path, command):
+    # unpack ids.fnc -o - on a terminal wrote the .npy's bytes to it
+    np.save(tmp_path / "v.npy", np.arange(1, 5, dtype=np.uint64))
+    from fibnim import coding
+
+    coding.write(tmp_path / "v.fnc", np.arange(1, 5, dtype=np.uint64))
+    source = "v.npy" if command == "pack" else "v.fnc"
+    leader, follower = os.openpty()
+    try:
+        result = subprocess.run(
+            [sys.executable, "-m", "fibnim", command, source, "-o", "-"],
+            cwd=tmp_path, stdout=follower, stderr=subprocess.PIPE, text=True,
+            env=subprocess_env(), check=False,
+        )  # fmt: skip
+    finally:
+        os.close(follower)
+        os.close(leader)
+    assert result.returncode == 2
+    assert "is binary, and standard output is a terminal" in result.stderr

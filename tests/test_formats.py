@@ -483,3 +483,25 @@ def test_passed_through_text_is_kept_exactly(tmp_path, monkeypatch, no_arrow, fi
     assert table.column("both").to_pylist() == ["", None]  # the empty text, and missing
     assert table.column("float").to_pylist() == [1.5, 0.25]
     assert table.column("int").to_pylist() == [-4, 12]
+
+
+def test_a_damaged_parquet_is_one_line_naming_the_file(tmp_path, files):
+    # "Corrupt snappy compressed data." named no file, and some errors took two lines
+    rng = np.random.default_rng(3)
+    table = pa.table({"x": rng.integers(0, 10**9, 20_000), "y": rng.integers(0, 10**9, 20_000)})
+    pq.write_table(table, tmp_path / "in.parquet", compression="snappy")
+    data = bytearray((tmp_path / "in.parquet").read_bytes())
+    damaged = 0
+    for start in range(200, len(data) // 2, 997):  # damage in the data pages, past the header
+        copy = bytearray(data)
+        copy[start : start + 64] = bytes(64)
+        (tmp_path / "bad.parquet").write_bytes(bytes(copy))
+        (tmp_path / "out.npy").unlink(missing_ok=True)
+        status, err = files("bad.parquet", "-o", "out.npy", "--game", "wythoff")
+        if status == 0:
+            continue  # zeros that decode (a run of values made 0)
+        damaged += 1
+        assert status == 1, err
+        assert err.startswith("fibnim: bad.parquet: ") and len(err.strip().splitlines()) == 1, err
+        assert not (tmp_path / "out.npy").exists()
+    assert damaged

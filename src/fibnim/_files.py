@@ -611,7 +611,7 @@ class ParquetSource(Source):
         pick = list(range(self.width)) if self.pick is None else self.pick
         # on one thread: arrow's threaded reader crashed (SIGSEGV) when an
         # allocation failed, and two integer columns gain little from threads
-        for batch in self.file.iter_batches(batch_size=size, use_threads=False):
+        for batch in self._batches(size):
             columns = []
             for j in pick:
                 column = batch.column(j)
@@ -624,6 +624,24 @@ class ParquetSource(Source):
             piles = checked(self.name, columns, first, "row", pick)
             yield first, piles, None if self.pick is None else batch.columns
             first += batch.num_rows
+
+    def _batches(self, size: int) -> Iterator[Any]:
+        """The file's batches; a damaged file a DataError naming it, on one line
+        (pyarrow's own errors name no file, some on two lines)."""
+        pa, _ = _parquet()
+        batches = self.file.iter_batches(batch_size=size, use_threads=False)
+        while True:
+            try:
+                batch = next(batches)
+            except StopIteration:
+                return
+            except (pa.ArrowException, OSError) as error:
+                if _stop.out_of_memory(error):
+                    raise
+                raise DataError(
+                    f"{self.name}: damaged, not read as parquet ({' '.join(str(error).split())})"
+                ) from None
+            yield batch
 
 
 def _integer_type_ids() -> set[int]:

@@ -1148,9 +1148,19 @@ def _coding_summary(arguments: argparse.Namespace, line: str, began: float) -> N
         print(f"{arguments.command}: {line} in {seconds:.3g} s{target}", file=sys.stderr)
 
 
+def _not_to_a_terminal(path: str, what: str) -> None:
+    """Binary output refused where it would go to a terminal (-o - unredirected)."""
+    if path == "-" and sys.stdout is not None and sys.stdout.isatty():
+        raise UsageError(
+            f"-o -: {what} is binary, and standard output is a terminal; redirect it "
+            "(> FILE, | COMMAND) or name a file"
+        )
+
+
 def _pack(arguments: argparse.Namespace) -> int:
     """fibnim pack IN -o OUT [--delta]."""
     began = time.perf_counter()
+    _not_to_a_terminal(arguments.output, "a coded file")
     with _opened(arguments.input) as source:
         count, dtype, blocks = _npy_values(source, arguments.input)
         bar = _progress(count, arguments.quiet)
@@ -1185,6 +1195,8 @@ def _unpack(arguments: argparse.Namespace) -> int:
             f"{arguments.output}: unpack writes .npy, or text one value a line (.txt, .csv), "
             f"not {kind or 'a file without a suffix'}"
         )
+    if kind == ".npy":
+        _not_to_a_terminal(arguments.output, "a .npy")
     with _opened(arguments.input) as source:
         head = coding.read_header(source, arguments.input)
         dtype = _unpacked_dtype(arguments.dtype, head.dtype)
