@@ -132,8 +132,13 @@ def test_every_way_in_gives_the_same_rows_text_and_errors(tmp_path, monkeypatch)
 def _check_against_csv_module(data: bytes, got: list, pick: list[int] | None) -> None:
     """The rows are those that Python's csv module reads (blank lines skipped),
     the empty text and a missing value apart only in fibnim's."""
-    text = data.decode("utf-8").removeprefix("\ufeff")
-    records = [r for r in csv.reader(io.StringIO(text, newline="")) if r]
+    # NUL as a character of a private use area: Python 3.10's csv module refuses NUL
+    text = data.decode("utf-8").removeprefix("\ufeff").replace("\x00", "\ue000")
+    records = [
+        [field.replace("\ue000", "\x00") for field in record]
+        for record in csv.reader(io.StringIO(text, newline=""))
+        if record
+    ]
     (columns, named), chunks = got[0], got[1:]
     if named:
         records = records[1:]
