@@ -1206,7 +1206,9 @@ def _unpack(arguments: argparse.Namespace) -> int:
             count = len(found.values)
         else:
             parts, count = (
-                coding.read_blocks(source, head.count, head.delta, None, arguments.input),
+                coding.read_blocks(
+                    source, head.count, head.delta, None, arguments.input, head.version
+                ),
                 head.count,
             )
         bar = _progress(count, arguments.quiet)
@@ -1260,13 +1262,21 @@ def _unpacked_dtype(given: str | None, recorded: np.dtype[Any]) -> np.dtype[Any]
 def _damage(name: str, damage: coding.Damage) -> str:
     """A damaged stretch of a coded file, in words."""
     where = f"{name}: block {damage.block} (bytes {damage.start} to {damage.end})"
-    if damage.start == damage.end:
-        return f"{name}: the file ends at byte {damage.start}, {damage.lost:,} values short"
+    if damage.lost is None and damage.start == damage.end:
+        return f"{name}: the file ends at byte {damage.start}, without its check of the whole"
     if damage.lost == 0:
-        return f"{where}: bytes after the last value, left out"
+        return (
+            f"{where}: holds none of the values due there (bytes after the last value, "
+            "or a block out of place), left out"
+        )
     if damage.lost is None or damage.first is None:
         return f"{where} is damaged; its values lost are not known apart from the others'"
     last = damage.first + damage.lost - 1
+    if damage.start == damage.end:
+        return (
+            f"{name}: the values {damage.first:,} to {last:,} are missing at byte "
+            f"{damage.start} (a block dropped or moved, or the file cut short)"
+        )
     return f"{where} is damaged: {damage.lost:,} values lost, values {damage.first:,} to {last:,}"
 
 

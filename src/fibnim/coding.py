@@ -432,10 +432,21 @@ def unpack(
 # --- files -------------------------------------------------------------------------
 
 MAGIC = b"FIBNIMFC"
-VERSION = 2  # 2: the dtype packed from, in the flags' high byte (1: uint64 always)
+# 3: each block names its place, and the file ends in a check of the whole;
+# 2: the dtype packed from, in the flags' high byte; 1: uint64 always
+VERSION = 3
 BLOCK = 1 << 18  # values per block
 _HEADER = struct.Struct("<8sHHIQ")  # magic, version, flags, crc32, count
-_BLOCK_HEADER = struct.Struct("<IIQ")  # crc32 (of the rest and the payload), count, bits
+# a block's header: its mark, the CRC-32 of this header (with these 4 bytes
+# zero), the CRC-32 of its stream, its count, its length in bits, and the
+# index of its first value (its place in the file)
+_BLOCK = struct.Struct("<4sIIIQQ")
+BLOCK_MARK = b"FNCB"
+# the file's end: its count of blocks, the CRC-32 of every block's header
+# (after the header's delta and count) and of that count, and its mark
+_END = struct.Struct("<QI4s")
+END_MARK = b"FNCE"
+_BLOCK_2 = struct.Struct("<IIQ")  # versions 1, 2: crc32 (of the rest and the stream), count, bits
 #: The dtypes a coded file records (by their place here); others are kept as uint64.
 DTYPES = tuple(
     map(np.dtype, ("uint64", "int64", "uint32", "int32", "uint16", "int16", "uint8", "int8"))
@@ -445,20 +456,24 @@ DTYPES = tuple(
 @dataclass(frozen=True)
 class Header:
     """What a coded file's header says: its count of values, whether the gaps
-    of sorted values are coded (delta), and the dtype it was packed from."""
+    of sorted values are coded (delta), the dtype it was packed from, and its
+    format version (which `read_blocks` takes)."""
 
     count: int
     delta: bool
     dtype: np.dtype[Any]
+    version: int = VERSION
 
 
 class Damage(NamedTuple):
     """A damaged stretch of a coded file that `read(salvage=True)` stepped
     over: the block it starts at (counted from 0), its bytes (start, end), the
     values lost in it, and the index of the first of them among the file's
-    values (both None where damaged block headers hide them: the values lost
-    in all are then the count less those salvaged). Bytes after the last value
-    are a stretch that lost none."""
+    values (both None where damaged block headers of a version 1 or 2 file
+    hide them, or for a version 3 file whose check of the whole fails). A
+    stretch that lost none holds no value due there: bytes after the last
+    value, or a block out of place. A stretch of no bytes is values missing
+    there: a block dropped, or the file cut short."""
 
     block: int
     start: int
@@ -496,12 +511,36 @@ def _header_crc(version: int, flags: int, count: int) -> int:
 
 def block(values: NDArray[Any], where: str, delta: bool, first: int = 0) -> bytes:
     """One block of a coded file: its header and its stream, decodable alone
-    (with delta, its first value is coded whole); errors name the index plus
-    first, where the block starts in the file's values."""
+    (with delta, its first value is coded whole), holding the file's values
+    from index `first` on; errors name the index plus first."""
     packed, bits = _pack(values, where, delta, first)
     stream = packed.tobytes()
-    rest = struct.pack("<IQ", len(values), bits)
-    return struct.pack("<I", zlib.crc32(stream, zlib.crc32(rest))) + rest + stream
+    fields = (zlib.crc32(stream), len(values), bits, first)
+    return _BLOCK.pack(BLOCK_MARK, _block_check(fields), *fields) + stream
+
+
+def _block_check(fields: tuple[int, int, int, int]) -> int:
+    return zlib.crc32(_BLOCK.pack(BLOCK_MARK, 0, *fields))
+
+
+def _block_fields(top: bytes) -> tuple[int, int, int, int] | None:
+    """A block header's (CRC-32 of the stream, count, bits, first), where its
+    mark and its own CRC-32 match (format version 3)."""
+    if len(top) != _BLOCK.size:
+        return None
+    mark, check, crc, size, bits, first = _BLOCK.unpack(top)
+    fields = (crc, size, bits, first)
+    return fields if mark == BLOCK_MARK and check == _block_check(fields) else None
+
+
+def _whole_check(count: int, delta: bool) -> int:
+    """Where the check of the whole starts: the header's count and delta,
+    which decide what the blocks' bits mean."""
+    return zlib.crc32(struct.pack("<Q?", count, delta))
+
+
+def _end(blocks: int, whole: int) -> bytes:
+    return _END.pack(blocks, zlib.crc32(struct.pack("<Q", blocks), whole), END_MARK)
 
 
 def write(
@@ -512,24 +551,27 @@ def write(
     not at all: the file takes its name (replacing one there, as numpy.save
     does) only once every block is written, and a run stopped by an error or
     Ctrl-C leaves nothing behind. The format (docs/math/coding.rst): a 24-byte
-    header (magic ``FIBNIMFC``, version 2, flags with bit 0 for delta and in
+    header (magic ``FIBNIMFC``, version 3, flags with bit 0 for delta and in
     the high byte the dtype packed from (its place in DTYPES), its CRC-32,
-    the count of values), then blocks of up to 2**18 values, each a
-    16-byte header (CRC-32 of the rest of the block, its count, its length in
-    bits) and its stream; each block decodes on its own (with delta, its first
-    value is coded whole).
+    the count of values); blocks of up to 2**18 values, each a 32-byte header
+    (the mark ``FNCB``, the header's own CRC-32, the CRC-32 of its stream, its
+    count, its length in bits, the index of its first value) and its stream,
+    decodable on its own (with delta, its first value is coded whole); and a
+    16-byte end (the count of blocks, a CRC-32 of the whole, the mark
+    ``FNCE``). So a damaged byte, and a block moved, repeated, dropped or
+    taken from another file, are each found.
 
     >>> import io
     >>> from fibnim import coding
     >>> file = io.BytesIO()
     >>> coding.write(file, [5, 8, 13])
-    43
+    75
     >>> coding.read(io.BytesIO(file.getvalue()))  # the dtype packed from: int64
     array([ 5,  8, 13])
     >>> import os, tempfile
     >>> path = os.path.join(tempfile.mkdtemp(), "ids.fnc")
     >>> coding.write(path, [3, 5, 9], delta=True)
-    42
+    74
     >>> coding.read(path, dtype=np.uint64)
     array([3, 5, 9], dtype=uint64)
     """
@@ -571,21 +613,23 @@ def write_blocks(
     count of them in all, packed from `dtype` (which the header records);
     done(n) after each block of n. Returns the bytes written."""
     written = file.write(header(count, delta, dtype))
-    first, previous = 0, None
+    first, previous, blocks, whole = 0, None, 0, _whole_check(count, delta)
     for part in parts:
         if delta and previous is not None and len(part) and part[0] < previous:
             raise ValueError(
                 f"{where}: values[{first}] = {part[0]} is below values[{first - 1}] = "
                 f"{previous}: delta=True takes non-decreasing values (sorted ids)"
             )
-        written += file.write(block(part, where, delta, first))
+        coded = block(part, where, delta, first)
+        written += file.write(coded)
+        whole, blocks = zlib.crc32(coded[: _BLOCK.size], whole), blocks + 1
         previous = part[-1] if len(part) else previous
         first += len(part)
         if done is not None:
             done(len(part))
     if first != count:
         raise ValueError(f"{where}: {first} values came, not the {count} the header gives")
-    return written
+    return written + file.write(_end(blocks, whole))
 
 
 def _read_exactly(file: BinaryIO, size: int, what: str, offset: int, name: str) -> bytes:
@@ -616,15 +660,15 @@ def read_header(file: BinaryIO, name: str = "read") -> Header:
     >>> _ = coding.write(file, np.array([3, 5, 9], dtype=np.int32), delta=True)
     >>> _ = file.seek(0)
     >>> coding.read_header(file)
-    Header(count=3, delta=True, dtype=dtype('int32'))
+    Header(count=3, delta=True, dtype=dtype('int32'), version=3)
     """
     head = _read_exactly(file, _HEADER.size, "the header", 0, name)
     magic, version, flags, crc, count = _HEADER.unpack(head)
     if magic != MAGIC:
         raise ValueError(f"{name}: not a fibnim coding file (its first bytes are {magic!r})")
-    if version not in (1, VERSION):
+    if not 1 <= version <= VERSION:
         raise ValueError(
-            f"{name}: format version {version}; this fibnim reads versions 1 and {VERSION}"
+            f"{name}: format version {version}; this fibnim reads versions 1 to {VERSION}"
         )
     known = flags <= 1 if version == 1 else flags & 0xFE == 0 and flags >> 8 < len(DTYPES)
     if crc != _header_crc(version, flags, count) or not known:
@@ -640,7 +684,7 @@ def read_header(file: BinaryIO, name: str = "read") -> Header:
             "the file",
             ": the file is cut short, or its header is damaged",
         )
-    return Header(count, bool(flags & 1), DTYPES[flags >> 8])
+    return Header(count, bool(flags & 1), DTYPES[flags >> 8], version)
 
 
 def read_blocks(
@@ -649,14 +693,17 @@ def read_blocks(
     delta: bool,
     into: Callable[[int, int], NDArray[np.uint64]] | None = None,
     name: str = "read",
+    version: int = VERSION,
 ) -> Iterator[NDArray[np.uint64]]:
     """The values of a coded file's blocks, as uint64, one block at a time, in
-    order: the file read after its header (`read_header`, which gives count
-    and delta), each block checked against its CRC-32 as it comes, so that
-    memory stays bounded whatever the file's size. into(start, size), if
-    given, is the uint64 array of size values that the block holding the
-    file's values start .. start + size - 1 is decoded into (one buffer for
-    every block, say), and yielded; else each block gets a new array.
+    order: the file read after its header (`read_header`, which gives count,
+    delta and the format version), each block checked against its CRC-32 and
+    its place as it comes, and the file's end against the check of the
+    whole, so that memory stays bounded whatever the file's size. into(start,
+    size), if given, is the uint64 array of size values that the block
+    holding the file's values start .. start + size - 1 is decoded into (one
+    buffer for every block, say), and yielded; else each block gets a new
+    array.
 
     >>> import io
     >>> from fibnim import coding
@@ -664,19 +711,33 @@ def read_blocks(
     >>> _ = coding.write(file, range(1, 11))
     >>> _ = file.seek(0)
     >>> head = coding.read_header(file)
-    >>> [values.tolist() for values in coding.read_blocks(file, head.count, head.delta)]
+    >>> blocks = coding.read_blocks(file, head.count, head.delta, version=head.version)
+    >>> [values.tolist() for values in blocks]
     [[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]]
     """
     make = into or (lambda start, size: np.empty(size, dtype=np.uint64))
-    offset, done, number = _HEADER.size, 0, 0
+    layout = _BLOCK if version >= 3 else _BLOCK_2
+    offset, done, number, whole = _HEADER.size, 0, 0, _whole_check(count, delta)
     while done < count:
         what = f"block {number}"
-        top = _read_exactly(file, _BLOCK_HEADER.size, f"{what}'s header", offset, name)
-        crc, size, bits = _BLOCK_HEADER.unpack(top)
+        top = _read_exactly(file, layout.size, f"{what}'s header", offset, name)
         # the header's fields held to what a block can be before anything is
-        # read or made from them (its CRC-32 covers them with the stream, which
-        # is not read yet): a flipped bit is named here, in bounded memory
+        # read or made from them: a flipped bit is named here, in bounded memory
         fields = f"{what}'s header (bytes {offset} to {offset + len(top)}) is damaged"
+        if version >= 3:
+            checked = _block_fields(top)
+            if checked is None:
+                raise ValueError(f"{name}: {fields}: its CRC-32 does not match")
+            crc, size, bits, first = checked
+            if first != done:
+                raise ValueError(
+                    f"{name}: {what} (from byte {offset}) holds the values from index "
+                    f"{first:,}, where those from {done:,} were due: blocks were moved, "
+                    "repeated or dropped"
+                )
+            whole = zlib.crc32(top, whole)
+        else:
+            crc, size, bits = _BLOCK_2.unpack(top)
         if size == 0 or size > count - done:
             raise ValueError(
                 f"{name}: {fields}: it claims {size:,} values, where the file has "
@@ -696,13 +757,23 @@ def read_blocks(
             )
         stream = _read_exactly(file, (bits + 7) // 8, what, offset + len(top), name)
         end = offset + len(top) + len(stream)
-        if zlib.crc32(stream, zlib.crc32(top[4:])) != crc:
+        found = zlib.crc32(stream, 0 if version >= 3 else zlib.crc32(top[4:]))
+        if found != crc:
             raise ValueError(
                 f"{name}: {what} (bytes {offset} to {end}) is damaged: its CRC-32 does not match"
             )
         data = np.frombuffer(stream, dtype=np.uint8)
         yield _decode(data, bits, size, f"{name}: {what}", delta, make(done, size))
         offset, done, number = end, done + size, number + 1
+    if version >= 3:
+        last = _read_exactly(file, _END.size, "the check of the whole file", offset, name)
+        if last != _end(number, whole):
+            raise ValueError(
+                f"{name}: the check of the whole file (bytes {offset} to {offset + len(last)}) "
+                "does not match: the file's end is damaged, or a block was taken from "
+                "another file"
+            )
+        offset += len(last)
     if file.read(1):
         raise ValueError(f"{name}: bytes after the last block, from byte {offset}")
 
@@ -710,10 +781,10 @@ def read_blocks(
 def _plausible(data: bytes, at: int, left: int) -> tuple[int, int] | None:
     """(values, end) that the block header at byte `at` of data claims, where
     they are what a block of at most `left` values can be; else None."""
-    if at + _BLOCK_HEADER.size > len(data):
+    if at + _BLOCK_2.size > len(data):
         return None
-    _, size, bits = _BLOCK_HEADER.unpack_from(data, at)
-    end = at + _BLOCK_HEADER.size + (bits + 7) // 8
+    _, size, bits = _BLOCK_2.unpack_from(data, at)
+    end = at + _BLOCK_2.size + (bits + 7) // 8
     if 0 < size <= left and 2 * size <= bits <= CODEWORD_MAX * size and end <= len(data):
         return size, end
     return None
@@ -729,8 +800,8 @@ def _block_at(
     if claimed is None:
         return None
     size, end = claimed
-    crc, _, bits = _BLOCK_HEADER.unpack_from(data, at)
-    if zlib.crc32(data[at + _BLOCK_HEADER.size : end], zlib.crc32(data[at + 4 : at + 16])) != crc:
+    crc, _, bits = _BLOCK_2.unpack_from(data, at)
+    if zlib.crc32(data[at + _BLOCK_2.size : end], zlib.crc32(data[at + 4 : at + 16])) != crc:
         return None
     stream = np.frombuffer(data, dtype=np.uint8, count=end - at - 16, offset=at + 16)
     try:
@@ -741,11 +812,80 @@ def _block_at(
 
 def _salvage(file: BinaryIO, head: Header) -> Salvaged:
     """The values of every undamaged block after the header, and the damaged
-    stretches stepped over: a block whose CRC-32 fails is skipped by the
-    length its header gives, where another block's header follows; else the
-    bytes are searched for the next whole block. A damaged block's count is
-    trusted only where the counts add up to the values missing."""
+    stretches stepped over."""
     data = file.read()
+    return _salvage_3(data, head) if head.version >= 3 else _salvage_2(data, head)
+
+
+def _salvage_3(data: bytes, head: Header) -> Salvaged:
+    """Salvage of a file of format version 3. A block's header with its own
+    CRC-32 is trusted: the block's values are its place's, and where its
+    stream is damaged, the block is stepped over by its length. Elsewhere the
+    next block's mark is searched for. So each byte is checked about once,
+    and the values lost are known from the places of the blocks around them."""
+    base, number, done, at = _HEADER.size, 0, 0, 0
+    stop = len(data) - _END.size if data.endswith(END_MARK) else len(data)
+    pieces: list[NDArray[np.uint64]] = []
+    damaged: list[Damage] = []
+    whole, lost_from = _whole_check(head.count, head.delta), None
+    while at < stop and done < head.count:
+        top = data[at : at + _BLOCK.size]
+        fields = _block_fields(top)
+        if fields is None:
+            lost_from = at if lost_from is None else lost_from
+            found = data.find(BLOCK_MARK, at + 1, stop)
+            at = stop if found < 0 else found
+            continue
+        crc, size, bits, first = fields
+        if done < first < head.count:  # the values before this block's: in the bytes since
+            start = at if lost_from is None else lost_from
+            damaged.append(Damage(number, base + start, base + at, first - done, done))
+            number, done = number + 1, first
+        lost_from = None
+        end = min(at + _BLOCK.size + (bits + 7) // 8, stop)
+        in_place = first == done and 0 < size <= head.count - done
+        stream = data[at + _BLOCK.size : end]
+        values = _block_values(stream, crc, size, bits, head.delta) if in_place else None
+        if in_place and values is not None:
+            pieces.append(values)
+            whole = zlib.crc32(top, whole)
+        elif in_place:  # damaged, or cut short
+            damaged.append(Damage(number, base + at, base + end, size, first))
+        else:  # out of place (repeated, or moved back): none of its values kept
+            damaged.append(Damage(number, base + at, base + end, 0, None))
+            size = 0
+        at, number, done = end, number + 1, done + size
+    if done < head.count:  # the file ends early
+        start = at if lost_from is None else lost_from
+        damaged.append(Damage(number, base + start, base + stop, head.count - done, done))
+    elif at < stop:  # bytes after the last value
+        damaged.append(Damage(number, base + at, base + stop, 0, None))
+    elif not damaged and data[stop:] != _end(number, whole):
+        damaged.append(Damage(number, base + stop, base + len(data), None, None))
+    return Salvaged(np.concatenate([np.empty(0, np.uint64), *pieces]), damaged)
+
+
+def _block_values(
+    stream: bytes, crc: int, size: int, bits: int, delta: bool
+) -> NDArray[np.uint64] | None:
+    """A version 3 block's values, where its stream is whole and undamaged."""
+    if len(stream) != (bits + 7) // 8 or not 2 * size <= bits <= CODEWORD_MAX * size:
+        return None
+    if zlib.crc32(stream) != crc:
+        return None
+    try:
+        data = np.frombuffer(stream, np.uint8)
+        return _decode(data, bits, size, "salvage", delta, np.empty(size, np.uint64))
+    except ValueError:  # a CRC that matched by chance
+        return None
+
+
+def _salvage_2(data: bytes, head: Header) -> Salvaged:
+    """Salvage of a file of format version 1 or 2, whose blocks do not name
+    their place: a block whose CRC-32 fails is skipped by the length its
+    header gives, where another block's header follows; else the bytes are
+    searched for the next whole block. A damaged block's count is trusted
+    only where the counts add up to the values missing."""
     base, at, number, recovered = _HEADER.size, 0, 0, 0
     pieces: list[NDArray[np.uint64]] = []
     stretches: list[tuple[int, int, int, int | None, int]] = []  # block, start, end, claim, first
@@ -853,7 +993,7 @@ def read(
     >>> file = io.BytesIO()
     >>> _ = coding.write(file, range(1, 11))  # one block
     >>> data = bytearray(file.getvalue())
-    >>> data[45] ^= 1  # a bit flipped in its stream
+    >>> data[60] ^= 1  # a bit flipped in its stream
     >>> values, damaged = coding.read(io.BytesIO(bytes(data)), salvage=True)
     >>> len(values), damaged
     (0, [Damage(block=0, start=24, end=..., lost=10, first=0)])
@@ -871,11 +1011,15 @@ def read(
     if bytes_left(file) is None:
         # a stream: its count is not held to its bytes, so the values come a
         # block at a time, and room grows only with what came
-        blocks = read_blocks(file, head.count, head.delta)
+        blocks = read_blocks(file, head.count, head.delta, version=head.version)
         return _as_dtype(np.concatenate([np.empty(0, np.uint64), *blocks]), kind, "read")
     out = np.empty(head.count, dtype=np.uint64)
     blocks = read_blocks(
-        file, head.count, head.delta, lambda start, size: out[start : start + size]
+        file,
+        head.count,
+        head.delta,
+        lambda start, size: out[start : start + size],
+        version=head.version,
     )
     for _ in blocks:
         pass  # each block is decoded in its place
