@@ -734,3 +734,41 @@ def test_binary_output_is_not_written_to_a_terminal(tmp_path, command):
         os.close(leader)
     assert result.returncode == 2
     assert "is binary, and standard output is a terminal" in result.stderr
+
+
+def test_a_width_read_from_a_header_costs_no_memory_of_its_own(tmp_path):
+    # a 128-byte .npy of shape (0, 20000000) took 1.4 GB (its pile names, made
+    # as a list), and 5.7 GB to CSV; its memory is held to what is read
+    with open(tmp_path / "wide.npy", "wb") as file:
+        np.lib.format.write_array_header_1_0(
+            file, {"descr": "<i8", "fortran_order": False, "shape": (0, 20_000_000)}
+        )
+    script = (
+        "import resource, sys\nfrom fibnim import cli\n"
+        "status = cli.main(sys.argv[1:])\n"
+        "print(status, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
+    )
+    for game, output, status in [("wythoff", "never.npy", 1), ("nim", "out.npy", 0)]:
+        result = subprocess.run(
+            [sys.executable, "-c", script, "classify", "wide.npy", "-o", output, "-q",
+             "--game", game],
+            cwd=tmp_path, env=subprocess_env(), capture_output=True, text=True, check=False,
+        )  # fmt: skip
+        done, peak_kb = map(int, result.stdout.split())
+        assert done == status, result.stderr
+        assert peak_kb < 400 * 1024, (game, peak_kb)
+    assert np.load(tmp_path / "out.npy").shape == (0, 20_000_001)
+
+
+@pytest.mark.parametrize("width", [1, (1 << 16) - 1, 1 << 16, 70_000])
+def test_a_header_of_many_columns_is_written_whole(tmp_path, width):
+    # written a piece of 65,536 names at a time: no name lost or doubled at a seam
+    np.save(tmp_path / "wide.npy", np.ones((1, width), dtype=np.int64))
+    result = fibnim("classify", "wide.npy", "-o", "out.csv", "--game", "nim", "-q", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    with open(tmp_path / "out.csv") as file:
+        header = file.readline().rstrip("\n").split(",")
+        row = file.readline().rstrip("\n").split(",")
+    piles = [f"pile_{j + 1}" for j in range(width)]
+    assert header == [*piles, "is_p", *(f"move_{j + 1}" for j in range(width))]
+    assert len(row) == len(header)

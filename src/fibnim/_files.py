@@ -17,6 +17,7 @@ import errno
 import functools
 import importlib.util
 import io
+import itertools
 import json
 import math
 import os
@@ -25,9 +26,9 @@ import secrets
 import stat
 import sys
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import IO, Any, BinaryIO, TypeVar, cast
+from typing import IO, Any, BinaryIO, TypeVar, cast, overload
 
 import numpy as np
 from numpy.typing import NDArray
@@ -136,7 +137,7 @@ def _descriptor(path: str) -> bool:
     return False
 
 
-def _repeated(names: list[str]) -> str | None:
+def _repeated(names: Sequence[str]) -> str | None:
     """The first name that names two columns (None: each names one)."""
     seen: set[str] = set()
     for name in names:
@@ -213,13 +214,13 @@ class Source:
     (`Kept`; None without `pick`))."""
 
     name: str
-    columns: list[str]
+    columns: Sequence[str]
     rows: int | None = None
     pick: list[int] | None = None
     named = True  # whether the columns have names of the input's own (a header)
 
     @property
-    def piles(self) -> list[str]:
+    def piles(self) -> Sequence[str]:
         """The names of the pile columns."""
         return self.columns if self.pick is None else [self.columns[j] for j in self.pick]
 
@@ -241,11 +242,54 @@ class Source:
         """Close the file, if the source holds one open."""
 
 
-def _pile_names(k: int) -> list[str]:
-    return [f"pile_{j + 1}" for j in range(k)]
+class PileNames(Sequence[str]):
+    """pile_1 .. pile_k, the columns of an input without names of its own,
+    each made when it is asked for: a width read from a file's header (a
+    .npy of shape (0, 20000000), say) costs a number, not k strings."""
+
+    def __init__(self, k: int) -> None:
+        self.k = k
+
+    def __len__(self) -> int:
+        return self.k
+
+    @overload
+    def __getitem__(self, j: int) -> str: ...
+    @overload
+    def __getitem__(self, j: slice) -> list[str]: ...
+    def __getitem__(self, j: int | slice) -> str | list[str]:
+        if isinstance(j, slice):
+            return [f"pile_{i + 1}" for i in range(*j.indices(self.k))]
+        if not -self.k <= j < self.k:
+            raise IndexError(j)
+        return f"pile_{j % self.k + 1}"
+
+    def index(self, name: Any, start: int = 0, stop: int | None = None) -> int:
+        match = re.fullmatch(r"pile_([1-9][0-9]*)", name) if isinstance(name, str) else None
+        j = int(match[1]) - 1 if match else -1
+        if not max(start, 0) <= j < min(self.k, self.k if stop is None else stop):
+            raise ValueError(f"{name!r} is not a column")
+        return j
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, PileNames):
+            return self.k == other.k
+        return isinstance(other, (list, tuple)) and list(self) == list(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"PileNames({self.k})"
+
+    def __contains__(self, name: object) -> bool:
+        try:
+            self.index(name)
+        except ValueError:
+            return False
+        return True
 
 
-def pile_columns(names: list[str], spec: str, where: str, named: bool = True) -> list[int]:
+def pile_columns(names: Sequence[str], spec: str, where: str, named: bool = True) -> list[int]:
     """Where the piles are among an input's columns, from --columns: a
     comma-separated list of column names, or of 0-based column indices (the only
     choice where the columns have no names of their own: a .npy, a CSV without
@@ -390,7 +434,7 @@ class NpySource(Source):
         self.fortran = fortran and len(shape) == 2
         self.rows = shape[0]
         self.width = shape[1] if len(shape) == 2 else 1
-        self.columns = _pile_names(self.width)
+        self.columns = PileNames(self.width)
         self.named = False
 
     def window(
@@ -485,7 +529,7 @@ class TextSource(Source):
             self.close()
             raise DataError(f"{self.name}: is empty (not even a header)")
         self.named = self.reader.names is not None
-        self.columns = self.reader.names or _pile_names(self.reader.width)
+        self.columns = self.reader.names or PileNames(self.reader.width)
         self.width = self.reader.width
 
     def watch(self, wait: Callable[[Any], None]) -> None:
@@ -801,7 +845,7 @@ class Sink:
     def __init__(
         self,
         path: str,
-        columns: list[str],
+        columns: Sequence[str],
         rows: int | None,
         force: bool,
         delimiter: str | None = None,
@@ -818,12 +862,13 @@ class Sink:
         self.pick = pick
         self.piles = len(columns) if pick is None else len(pick)
         source = self.source = next((name for name in inputs if name), "the input")
-        if self.kind != ".npy" and (taken := set(columns) & set(self._names()[len(columns) :])):
+        named = self.kind != ".npy" and not isinstance(columns, PileNames)
+        if named and (taken := set(columns) & set(self._answer_names())):
             raise UsageError(
                 f"{source}: has a column named {sorted(taken)[0]!r}, as one of the answers' "
                 f"columns in {path} is; rename it"
             )
-        if self.kind == ".parquet" and (twice := _repeated(columns)):
+        if named and self.kind == ".parquet" and (twice := _repeated(columns)):
             raise UsageError(
                 f"{source}: has two columns named {twice!r}, which a parquet file cannot "
                 f"hold ({path}); rename one"
@@ -865,10 +910,16 @@ class Sink:
                 # disk is a clean OSError from a write or the fsync anyway.
                 os.ftruncate(self.stream.fileno(), size)
         elif self.kind in (".csv", ".tsv"):
-            # quoted only where a name needs it, on both paths
-            line = io.StringIO()
-            csv.writer(line, delimiter=self.delimiter, lineterminator="\n").writerow(self._names())
-            self.stream.write(line.getvalue().encode())
+            # quoted only where a name needs it, on both paths; a piece at a
+            # time, as a header may name millions of columns
+            names, between = iter(self._names()), ""
+            while piece := list(itertools.islice(names, 1 << 16)):
+                line = io.StringIO(between)
+                line.seek(len(between))
+                csv.writer(line, delimiter=self.delimiter, lineterminator="").writerow(piece)
+                self.stream.write(line.getvalue().encode())
+                between = self.delimiter
+            self.stream.write(b"\n")
 
     @_naming_output
     def put(self, start: int, result: NDArray[np.int64]) -> None:
@@ -1000,8 +1051,13 @@ class Sink:
                 typed[j] = _as_type(column, kind, self.source, self.columns[j], self.written)
         return typed
 
-    def _names(self) -> list[str]:
-        return [*self.columns, "is_p", *(f"move_{j + 1}" for j in range(self.piles))]
+    def _answer_names(self) -> Iterator[str]:
+        yield "is_p"
+        yield from (f"move_{j + 1}" for j in range(self.piles))
+
+    def _names(self) -> Iterator[str]:
+        yield from self.columns
+        yield from self._answer_names()
 
     @staticmethod
     def _inputs(positions: NDArray[Any] | None, kept: Kept) -> list[Any]:
@@ -1037,7 +1093,7 @@ class Sink:
         the moves nullable integers (Int64) in pandas rather than floats."""
         import pyarrow as pa
 
-        names = self._names()
+        names = list(self._names())
         pandas = {
             "index_columns": [],
             "column_indexes": [],

@@ -46,6 +46,7 @@ from fibnim._files import (
     DataError,
     Kept,
     NpySource,
+    PileNames,
     Sink,
     Source,
     TextSource,
@@ -329,7 +330,7 @@ class _Random(Source):
         self.game = game
         self.width = piles
         self.seed = seed
-        self.columns = [f"pile_{j + 1}" for j in range(piles)]
+        self.columns = PileNames(piles)
 
     def positions(self, start: int, count: int) -> NDArray[np.int64]:
         return random_positions(count, self.game, self.width, [self.seed, start])
@@ -755,7 +756,7 @@ def _summary_plot(
     save_figure(figure, arguments.summary_plot, kind, arguments.force)
 
 
-def _columns_hint(columns: list[str] | None) -> str:
+def _columns_hint(columns: Sequence[str] | None) -> str:
     """For a refused column count: the input's columns (None: they have no
     names), and how to choose the piles."""
     if columns is None:
@@ -776,7 +777,7 @@ def _summary(
     p_positions: int,
     seconds: float,
     where: str,
-    piles: list[str],
+    piles: Sequence[str],
 ) -> None:
     """What a run did: a line on stderr (stdout is the data's with -o -), or with
     --json one JSON object on stdout (on stderr with -o -); nothing with --quiet.
@@ -785,7 +786,7 @@ def _summary(
         return
     summary = {
         "game": game,
-        "piles": piles,
+        "piles": list(piles),
         "positions": positions,
         "p_positions": p_positions,
         "seconds": round(seconds, 6),
@@ -805,7 +806,8 @@ def _summary(
     if arguments.random is not None:
         read = _count(positions, "random position")
     else:
-        read = f"{_count(positions, 'position')} (piles {', '.join(piles)})"
+        named = ", ".join(piles[:8]) + (f", ... {len(piles):,} in all" if len(piles) > 8 else "")
+        read = f"{_count(positions, 'position')} (piles {named})"
     print(
         f"{game}: {read}: "
         f"{_count(p_positions, 'P-position')}{share}, where the player to move loses, and "
