@@ -215,7 +215,7 @@ def test_threads_do_not_change_the_answer(tmp_path):
     ("text", "message"),
     [
         ("1,2\n3,abc\n", "in.csv:2: column 1: 'abc' is not an integer"),
-        ("x,y\n1,2\n\n3,-4\n", "in.csv:4: column 1: -4 is negative"),
+        ("x,y\n1,2\n\n3,-4\n", "in.csv:4: column 1 ('y'): -4 is negative"),
         ("1,2\n3,4,5\n", "in.csv:2: 3 columns, expected 2: '3,4,5'"),
         ("1,2\n1.5,2\n", "in.csv:2: column 0: '1.5' is not an integer"),
         ("1,99999999999999999999\n", "in.csv:1: column 1: 99999999999999999999 is too large"),
@@ -582,7 +582,10 @@ def test_a_bad_value_in_a_dataset_is_a_data_error(tmp_path):
         pq.write_table(pa.table({"x": x, "y": [5, 6]}), tmp_path / "dataset" / f"{i}.parquet")
     result = fibnim("classify", "dataset", "-o", "out", "--game", "wythoff", cwd=tmp_path)
     assert result.returncode == 1
-    assert "dataset: partition 1: classify: positions[1, 0] = -4 is negative" in result.stderr
+    assert (
+        "dataset: partition 1: classify: positions[1, 0] (column 'x') = -4 is negative"
+        in result.stderr
+    )
     assert sorted(p.name for p in tmp_path.iterdir()) == ["dataset"]
 
 

@@ -196,7 +196,7 @@ def test_a_bad_pile_names_the_inputs_column_and_others_may_hold_anything(tmp_pat
     (tmp_path / "in.csv").write_text("id,x,y\nabc,3,5\n-7,4,-1\n")
     status, err = run("in.csv", "-o", "out.csv", "--game", "wythoff", "--columns", "x,y")
     # the id -7 is no pile; the pile -1 is in the input's third column, line 3
-    assert status == 1 and re.search(r"in\.csv:3: column 2: -1 is negative", err), err
+    assert status == 1 and re.search(r"in\.csv:3: column 2 \('y'\): -1 is negative", err), err
     np.save(tmp_path / "in.npy", np.array([[5, 3, 5], [6, -2, 1]]))
     status, err = run("in.npy", "-o", "out.csv", "--game", "wythoff", "--columns", "1,2")
     assert status == 1 and "row 1, column 1: -2 is negative" in err, err

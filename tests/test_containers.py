@@ -137,7 +137,9 @@ def test_a_frame_of_mixed_integer_columns_is_read_exactly(big):
     moves = result[["move_1", "move_2", "move_3"]]  # after the frame's own columns
     assert moves.fillna(-1).to_numpy().tolist() == expected[:, 1:].tolist()
     past = frame.assign(x=np.array([2**63 + 5, 3], dtype=np.uint64))
-    with pytest.raises(OverflowError, match=r"positions\[0, 0\] = 9223372036854775813 is above"):
+    with pytest.raises(
+        OverflowError, match=r"positions\[0, 0\] \(column 'x'\) = 9223372036854775813 is above"
+    ):
         classify(past, "nim", columns="*")
 
 
@@ -289,3 +291,83 @@ def test_pandas_scalars_are_a_type_error_naming_the_argument(kind):
         wythoff.is_safe(scalar, 3)
     with pytest.raises(TypeError, match=r"is_safe: y = .* not an integer"):
         wythoff.is_safe(3, scalar)
+
+
+@pytest.mark.parametrize(("function", "others", "keywords"), ELEMENTWISE)
+def test_an_arrow_or_polars_null_is_named_by_its_index(function, others, keywords):
+    # numpy made such a column float: "not float64 (n[0] = 1.0)", and a uint64
+    # null was blamed on a rounded 1.8446744073709552e+19
+    pa = pytest.importorskip("pyarrow")
+    values = _first(function)[:4].tolist()
+    arrays = [
+        pa.array([values[0], None, *values[2:]], type=pa.uint64()),
+        pa.chunked_array([[values[0]], [None, *values[2:]]], type=pa.int64()),
+    ]
+    pl = None
+    try:
+        import polars as pl
+    except ImportError:
+        pass
+    if pl is not None:
+        arrays.append(pl.Series([values[0], None, *values[2:]]))
+    for array in arrays:
+        with pytest.raises(ValueError, match=r"\[1\] is missing \(null\)"):
+            function(array, *[OTHERS[:4]] * others, **keywords)
+
+
+def test_a_polars_type_numpy_has_none_of_is_a_type_error():
+    pl = pytest.importorskip("polars")
+    with pytest.raises(TypeError, match="encode: n holds Int128"):
+        fibnim.encode(pl.Series([1, 2], dtype=pl.Int128))
+    assert fibnim.encode(pl.Series([1, 2])).tolist() == [1, 2]
+
+
+def test_errors_name_the_labels_of_what_was_passed():
+    # "x[1] = -1 is negative" for a Series indexed a, b, c; a DataFrame's
+    # row label and column name were not said
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame({"x": [1, -1, 3], "y": [2, 3, 5]}, index=["a", "b", "c"])
+    cases = [
+        (lambda: wythoff.is_safe(frame.x, frame.y), r"is_safe: x\[1\] \(row 'b'\) = -1"),
+        (lambda: wythoff.is_safe(frame.y, frame.x), r"is_safe: y\[1\] \(row 'b'\) = -1"),
+        (
+            lambda: classify(frame, "wythoff"),
+            r"classify: positions\[1, 0\] \(row 'b', column 'x'\) = -1",
+        ),
+        (  # a default index says nothing the position does not
+            lambda: classify(frame.reset_index(drop=True), "wythoff"),
+            r"classify: positions\[1, 0\] \(column 'x'\) = -1",
+        ),
+        (
+            lambda: fibnim.encode(pd.Series([1, 2, -3], index=[10, 20, 30])),
+            r"encode: n\[2\] \(row 30\) = -3",
+        ),
+        (lambda: fibnim.encode(np.array([1, -3])), r"encode: n\[1\] = -3"),
+    ]
+    xr = pytest.importorskip("xarray")
+    array = xr.DataArray([1, -2], dims="t", coords={"t": [5, 6]})
+    cases.append((lambda: fibnim.encode(array), r"encode: n\[1\] \(t 6\) = -2"))
+    for call, message in cases:
+        with pytest.raises(ValueError, match=message):
+            call()
+
+
+def test_dask_series_in_are_dask_series_out_on_their_index():
+    # is_safe(ddf.x, ddf.y) failed inside dask, and encode(ddf.x) gave a dask
+    # Array without the index
+    pd = pytest.importorskip("pandas")
+    dd = pytest.importorskip("dask.dataframe")
+    frame = pd.DataFrame({"x": NUMBERS[:9], "y": OTHERS[:9]}, index=range(100, 109))
+    lazy = dd.from_pandas(frame, npartitions=3)
+    safe = wythoff.is_safe(lazy.x, lazy.y)
+    assert isinstance(safe, dd.Series)
+    pd.testing.assert_series_equal(safe.compute(), wythoff.is_safe(frame.x, frame.y))
+    codes = fibnim.encode(lazy.x)
+    assert isinstance(codes, dd.Series)
+    pd.testing.assert_series_equal(codes.compute(), fibnim.encode(frame.x))
+    moves = wythoff.winning_move(lazy.x, lazy.y)
+    for got, want in zip(moves, wythoff.winning_move(frame.x, frame.y), strict=True):
+        pd.testing.assert_series_equal(got.compute(), want)
+    bad = dd.from_pandas(frame.assign(y=[1, 2, 3, 4, -5, 6, 7, 8, 9]), npartitions=3)
+    with pytest.raises(ValueError, match=r"y\[1\] \(row 104\) = -5 is negative"):
+        wythoff.is_safe(bad.x, bad.y).compute()

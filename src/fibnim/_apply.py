@@ -277,9 +277,9 @@ def map_arrays(
                 if test(value):
                     raise refuse(where, names[0], index, value, bound)
             raise RuntimeError(
-                f"{where}: {names[0]}{index_text(index)} (or another argument there) was out of "
-                "range when read and is not now: the array changed while fibnim read it "
-                "(nothing was computed from the changed value)"
+                f"{where}: {names[0]}{index_text(index, names[0])} (or another argument "
+                "there) was out of range when read and is not now: the array changed while "
+                "fibnim read it (nothing was computed from the changed value)"
             )
         if keep is not None and not checking:
             for row, answer in zip(rows, written, strict=True):

@@ -13,9 +13,10 @@ fibnim._apply drives the kernels over arrays with these checks, chunk by chunk.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
+from types import MappingProxyType
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -60,13 +61,36 @@ def index_offset(offset: tuple[int, ...]) -> Iterator[None]:
         _OFFSET.reset(token)
 
 
-def index_text(index: tuple[int, ...] | None) -> str:
+#: The labels of the arguments being checked, by name: the words for a place
+#: in each (a pandas index label and column name, xarray coordinates).
+_LABELS: ContextVar[Mapping[str, Callable[[tuple[int, ...]], str | None]]] = ContextVar(
+    "fibnim_labels", default=MappingProxyType({})
+)
+
+
+@contextmanager
+def labels(words: dict[str, Callable[[tuple[int, ...]], str | None]]) -> Iterator[None]:
+    """Within this call, an element of argument `name` is named by its index
+    and by words[name](index) (its labels)."""
+    token = _LABELS.set({**_LABELS.get(), **words})
+    try:
+        yield
+    finally:
+        _LABELS.reset(token)
+
+
+def index_text(index: tuple[int, ...] | None, name: str = "") -> str:
+    """[i, j] of an element of argument `name`, shifted by `index_offset`,
+    and its labels after it where the argument has them (`labels`)."""
     if index is None:
         return ""
     offset = _OFFSET.get()
     # an index may be shorter than the offset (a bound r beside positions (..., k))
-    shifted = [i + o for i, o in zip(index, offset, strict=False)] + list(index[len(offset) :])
-    return "[" + ", ".join(str(i) for i in shifted) + "]"
+    shifted = tuple(i + o for i, o in zip(index, offset, strict=False)) + index[len(offset) :]
+    text = "[" + ", ".join(str(i) for i in shifted) + "]"
+    words = _LABELS.get().get(name)
+    label = words(shifted) if words is not None else None
+    return f"{text} ({label})" if label else text
 
 
 def shown(value: Any) -> str:
@@ -83,7 +107,7 @@ def refuse(
     where: str, name: str, index: tuple[int, ...] | None, value: Any, bound: Bound
 ) -> Exception:
     """The exception for `value` at `index` of argument `name` of function `where`."""
-    return bound.error(f"{where}: {name}{index_text(index)} = {shown(value)} {bound.reason}")
+    return bound.error(f"{where}: {name}{index_text(index, name)} = {shown(value)} {bound.reason}")
 
 
 def _scalar_type_error(
@@ -91,7 +115,9 @@ def _scalar_type_error(
 ) -> TypeError:
     kind = type(value).__name__
     text = shown(value)
-    return TypeError(f"{where}: {name}{index_text(index)} = {text} is a {kind}, not an integer")
+    return TypeError(
+        f"{where}: {name}{index_text(index, name)} = {text} is a {kind}, not an integer"
+    )
 
 
 _TOO_LONG = Bound(
@@ -167,7 +193,7 @@ def integers(x: Any, where: str, name: str = "n") -> int | np.ndarray:
     detail = ""
     if array.size:
         first = tuple(int(i) for i in np.unravel_index(0, array.shape)) if array.ndim else None
-        detail = f" ({name}{index_text(first)} = {array.flat[0].item()!r})"
+        detail = f" ({name}{index_text(first, name)} = {array.flat[0].item()!r})"
     raise TypeError(f"{where}: {name} must have an integer dtype, not {array.dtype}{detail}")
 
 

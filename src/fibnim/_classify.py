@@ -29,7 +29,7 @@ from numpy.typing import NDArray
 
 from fibnim import _backend, _dask, _frames, _labelled, _stop, fibonacci_nim, solvers
 from fibnim._apply import CHUNK, INT64_MAX, UINT64_MAX, overlap, result_array
-from fibnim._checks import NONNEGATIVE, Bound, check_chunk, check_int, integers, one_int
+from fibnim._checks import NONNEGATIVE, Bound, check_chunk, check_int, integers, labels, one_int
 
 # The optional packages' objects that classify takes, the same kind out; by
 # what they have, so that fibnim's types need none of those packages (nor stubs
@@ -375,12 +375,13 @@ def _classify_labelled(positions: Any, game: GameName, bound: int | None, out: A
     """classify of a pandas or xarray object (its piles chosen): the answers on
     its labels; a row with a missing pile (NA) gets NA answers (see
     _labelled.filled)."""
-    if out is not None:
-        values = _labelled.values(positions, "classify", "positions")
-        return classify(values, game, bound, out=out)
-    hole = _labelled.union([_labelled.missing(positions)], positions=True)
-    filled = _labelled.filled(positions)
-    result = classify(_labelled.values(filled), game, bound)
+    with labels({"positions": _labelled.places(positions)}):
+        if out is not None:
+            values = _labelled.values(positions, "classify", "positions")
+            return classify(values, game, bound, out=out)
+        hole = _labelled.union([_labelled.missing(positions)], positions=True)
+        filled = _labelled.filled(positions)
+        result = classify(_labelled.values(filled), game, bound)
     return _labelled.mark_missing(_labelled.rows(result, filled), hole)
 
 

@@ -83,6 +83,8 @@ def map_blocks(
 
     if kwargs.get("out") is not None:
         raise TypeError(f"{function.__name__}: out= does not go with dask arrays (they are lazy)")
+    if any(hasattr(v, "map_partitions") for v in (*args, *kwargs.values())):
+        return _on_partitions(function, args, kwargs)
     if positions:
         if any(is_dask(v) or isinstance(v, np.ndarray) for v in (*args[1:], *kwargs.values())):
             raise TypeError(
@@ -111,6 +113,32 @@ def map_blocks(
 
     empties = [np.zeros((0,) * a.ndim, dtype=a.dtype) for a in arrays]
     return _map(on_blocks, arrays, empties, drop=None, last_axis=last_axis)
+
+
+def _on_partitions(
+    function: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> Any:
+    """function over the partitions of dask DataFrame objects (a Series, a
+    DataFrame of positions), lazily: each partition is a pandas object, whose
+    answers keep its index and whose errors name its labels (`_labelled`).
+    A function of several answers gives a tuple of dask Series."""
+    import dask.dataframe as dd
+
+    def native(value: Any) -> Any:
+        return value._meta if hasattr(value, "map_partitions") else value
+
+    samples = [native(v) for v in args], {k: native(v) for k, v in kwargs.items()}
+    sample = function(*samples[0], **samples[1])
+    if not isinstance(sample, tuple):
+        return dd.map_partitions(function, *args, **kwargs, meta=sample)
+
+    def framed(*parts: Any, **named: Any) -> Any:
+        import pandas as pd
+
+        return pd.concat(function(*parts, **named), axis=1, keys=range(len(sample)))
+
+    frame = dd.map_partitions(framed, *args, **kwargs, meta=framed(*samples[0], **samples[1]))
+    return tuple(frame[i].rename(answer.name) for i, answer in enumerate(sample))
 
 
 def _start(block_info: Any) -> tuple[int, ...]:

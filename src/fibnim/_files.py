@@ -337,15 +337,20 @@ def checked(
     first: int,
     unit: str,
     where: list[int] | None = None,
+    names: Sequence[str] | None = None,
 ) -> NDArray[np.int64]:
     """block (an integer array (m, k), or its k columns, each of its own integer
     type) as int64, exactly, refusing negative values and values above int64
     with their true value, row and column (both counted from 0, the row from the
-    first data row; `where`: the input's column of each, 0-based). Columns are
+    first data row; `where`: the input's column of each, 0-based, whose name
+    from `names` is given too). Columns are
     never stacked before the check: numpy stacks uint64 beside int64 as float64,
     which rounds above 2**53."""
     columns = list(block.T) if isinstance(block, np.ndarray) else block
-    place = where or list(range(len(columns)))
+    place = [
+        f"{j} ({names[j]!r})" if names is not None else str(j)
+        for j in (where or range(len(columns)))
+    ]
     for column, values in enumerate(columns):
         if values.dtype.kind == "u" and values.size and values.max() > INT64_MAX:
             row = int(np.argmax(values > INT64_MAX))
@@ -546,6 +551,7 @@ class TextSource(Source):
     def chunks(self, size: int) -> Iterator[Chunk]:
         # each block's piles made values as it comes (its text is then let go)
         first, piles, kept, rows = 0, [], [], 0
+        self.reader.numbers = range(self.width) if self.pick is None else self.pick
         with self._naming():
             for batch in self.reader.batches():
                 block, texts = self._values(batch)
@@ -560,20 +566,22 @@ class TextSource(Source):
 
     def _values(self, batch: _delimited.Batch) -> tuple[NDArray[np.int64], list[Any]]:
         """A batch's piles as values, and its other columns' text (--columns)."""
-        pick = list(range(self.width)) if self.pick is None else self.pick
-        texts = [] if self.pick is None else [
-            None if j in pick else batch.text(j) for j in range(self.width)
-        ]  # fmt: skip
-        return _delimited.piles(batch, pick), texts
+        names = self.columns if self.named else None
+        if self.pick is None:
+            return _delimited.piles(batch, range(self.width), names), []
+        piles = set(self.pick)
+        texts = [None if j in piles else batch.text(j) for j in range(self.width)]
+        return _delimited.piles(batch, self.pick, names), texts
 
     def _chunk(self, first: int, piles: list[NDArray[np.int64]], kept: list[list[Any]]) -> Chunk:
         block = piles[0] if len(piles) == 1 else np.concatenate(piles)
         if self.pick is None:
             return first, block, None
         columns: list[Any] = []
+        place = {j: i for i, j in enumerate(self.pick)}
         for j in range(self.width):
-            if j in self.pick:
-                columns.append(block[:, self.pick.index(j)])
+            if j in place:
+                columns.append(block[:, place[j]])
             elif isinstance(kept[0][j], np.ndarray):
                 columns.append(np.concatenate([texts[j] for texts in kept]))
             else:
@@ -662,10 +670,11 @@ class ParquetSource(Source):
                 if column.null_count:
                     row = first + int(np.flatnonzero(column.is_null().to_numpy(False))[0])
                     raise DataError(
-                        f"{self.name}: row {row}, column {self.columns[j]!r}: no value (null)"
+                        f"{self.name}: row {row}, column {j} ({self.columns[j]!r}): "
+                        "no value (null)"
                     )
                 columns.append(_integers(column))
-            piles = checked(self.name, columns, first, "row", pick)
+            piles = checked(self.name, columns, first, "row", pick, self.columns)
             yield first, piles, None if self.pick is None else batch.columns
             first += batch.num_rows
 
@@ -857,7 +866,10 @@ class Sink:
         streamed = output_is_stream(path, force, inputs)
         self.kind = kind_of(path)
         self.delimiter = delimiter or ("\t" if self.kind == ".tsv" else ",")
-        self.arrow = self.kind in (".csv", ".tsv") and _has_arrow()
+        # a text that pyarrow did not split (a wide one) is not written by it either:
+        # its writer's cost grows with the columns as its reader's does
+        wide = from_text and len(columns) > _delimited.WIDE
+        self.arrow = self.kind in (".csv", ".tsv") and _has_arrow() and not wide
         self.columns = columns
         self.pick = pick
         self.piles = len(columns) if pick is None else len(pick)

@@ -32,6 +32,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from fibnim._apply import INT64_MAX
+from fibnim._checks import labels
 
 LIBRARIES = frozenset({"pandas", "xarray"})
 
@@ -64,7 +65,8 @@ def call(
     holes = [missing(v) for _, v in labelled]
     args = tuple(filled(v) for v in args)
     kwargs = {k: filled(v) for k, v in kwargs.items()}
-    result = function(*map(values, args), **{k: values(v) for k, v in kwargs.items()})
+    with labels({name: places(v) for name, v in labelled}):
+        result = function(*map(values, args), **{k: values(v) for k, v in kwargs.items()})
     if kwargs.get("out") is not None:
         return result
     # a name shared by every labelled argument is kept (as pandas and xarray do)
@@ -74,6 +76,47 @@ def call(
     if isinstance(result, tuple):
         return tuple(mark_missing(_relabel(r, like, shared, positions), hole) for r in result)
     return mark_missing(_relabel(result, like, shared, positions), hole)
+
+
+def places(value: Any) -> Callable[[tuple[int, ...]], str | None]:
+    """The words for an element's place by the labels of value (a pandas
+    object, an xarray DataArray): its index label where the index is not
+    just 0, 1, 2, ... (a dask partition's is not), a DataFrame's column
+    name, a DataArray's coordinates."""
+
+    def words(index: tuple[int, ...]) -> str | None:
+        try:
+            if library(value) == "xarray":
+                named = [
+                    f"{dim} {_plain(value[dim].values[i])!r}"
+                    for dim, i in zip(value.dims, index, strict=False)
+                    if dim in value.coords
+                ]
+                return ", ".join(named) or None
+            axes = [value.index, *([value.columns] if _is_frame(value) else [])]
+            if type(value).__name__ == "Index":
+                return None  # its labels are its values
+            named = [
+                f"{kind} {_plain(axis[i])!r}"
+                for kind, axis, i in zip(("row", "column"), axes, index, strict=False)
+                if kind == "column" or not _counts_from_0(axis)
+            ]
+            return ", ".join(named) or None
+        except (IndexError, KeyError, AttributeError):  # a place past the labels
+            return None
+
+    return words
+
+
+def _plain(label: Any) -> Any:
+    """A numpy scalar label as the Python value it holds (30, not np.int64(30))."""
+    return label.item() if isinstance(label, np.generic) else label
+
+
+def _counts_from_0(index: Any) -> bool:
+    import pandas as pd
+
+    return isinstance(index, pd.RangeIndex) and index.start == 0 and index.step == 1
 
 
 def values(value: Any, where: str = "", name: str = "") -> Any:
@@ -104,7 +147,30 @@ def values(value: Any, where: str = "", name: str = "") -> Any:
         return value.to_numpy(dtype=dtype if isinstance(dtype, np.dtype) else None)
     if kind == "xarray":
         return value.data
+    if library(value) in ("pyarrow", "polars"):
+        return _columnar(value, where, name)
     return value
+
+
+def _columnar(value: Any, where: str, name: str) -> Any:
+    """A pyarrow or polars array as numpy: a null refused by its index (numpy
+    would make the column float, naming a rounded value), a type numpy has
+    no match for (polars' Int128) a TypeError naming it."""
+    nulls = getattr(value, "null_count", 0)
+    if (nulls() if callable(nulls) else nulls) and hasattr(value, "is_null"):
+        hole = np.asarray(value.is_null(), dtype=bool)
+        raise ValueError(
+            f"{where}: {name}[{int(np.argmax(hole))}] is missing (null), which this call's "
+            "answer cannot hold; fill or drop it first (a pandas Series of Int64 answers "
+            "NA there)"
+        )
+    try:
+        return np.asarray(value)
+    except Exception as error:  # the library's own kind of error, as a TypeError
+        kind = getattr(value, "dtype", getattr(value, "type", "?"))
+        raise TypeError(
+            f"{where}: {name} holds {kind}, which numpy cannot hold ({error})"
+        ) from None
 
 
 def missing(value: Any) -> NDArray[np.bool_] | None:

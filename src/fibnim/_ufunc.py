@@ -31,7 +31,17 @@ import numpy as np
 
 from fibnim import _apply, _backend, _dask, _labelled
 from fibnim._apply import INT64_MAX, UINT64_MAX, outs_of, overlap
-from fibnim._checks import NONNEGATIVE, Bound, Test, as_int, check_int, flag, integers, refuse
+from fibnim._checks import (
+    NONNEGATIVE,
+    Bound,
+    Test,
+    as_int,
+    check_int,
+    flag,
+    integers,
+    labels,
+    refuse,
+)
 from fibnim._declarations import DECLARATIONS, Declaration
 
 _UINT64 = Bound(UINT64_MAX, OverflowError, "is above 2**64 - 1")
@@ -182,11 +192,13 @@ class Elementwise(_Front):  # type: ignore[misc]
             # block by block, each block's errors named by their index in the
             # whole array (numpy's protocol would lose where a block starts)
             return _dask.map_blocks(self, args, {**kwargs, **numpy_keywords})
-        if any(map(_labelled.is_labelled, inputs)) and out is None:
-            return self._labelled(inputs, settings, short, passed, compiled)
-        # with out=, pandas and xarray objects are read as their arrays: the
-        # answer is out, which has no labels
-        return self._arrays(inputs, settings, short, passed, compiled)
+        named = zip(self.declaration.inputs, inputs, strict=False)
+        with labels({n: _labelled.places(v) for n, v in named if _labelled.is_labelled(v)}):
+            if any(map(_labelled.is_labelled, inputs)) and out is None:
+                return self._labelled(inputs, settings, short, passed, compiled)
+            # with out=, pandas and xarray objects are read as their arrays: the
+            # answer is out, which has no labels
+            return self._arrays(inputs, settings, short, passed, compiled)
 
     def _in_dtype(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         """A call with dtype=, as numpy's ufuncs take it: the answers in that
@@ -242,6 +254,8 @@ class Elementwise(_Front):  # type: ignore[misc]
             for value, name in zip(arrays, d.inputs, strict=False):
                 if isinstance(value, int):  # among arrays: held to the arrays' bounds
                     check_int(value, d.function, name, NONNEGATIVE, d.high or _UINT64)
+        if not compiled and "casting" in passed:
+            self._check_loop_casting(arrays, passed["casting"])
         if not compiled or exact or scalars:
             # the general path (order= and subok= change nothing in its answers)
             options = dict(zip(d.options, settings, strict=True))
@@ -256,7 +270,13 @@ class Elementwise(_Front):  # type: ignore[misc]
                 arrays = [np.broadcast_to(_apply.as_array(a), shape) for a in arrays]
             dtypes = [np.dtype(t) for t in d.outputs]
             if outs is None or exact or [getattr(o, "dtype", None) for o in outs] == dtypes:
-                return d.answer(*arrays, *last, out=out, where=where, **options)
+                answer = d.answer(*arrays, *last, out=out, where=where, **options)
+                if passed and outs is None and all(isinstance(a, int) for a in arrays):
+                    # the ufunc's answers to numpy's keywords: numpy scalars
+                    if isinstance(answer, tuple):
+                        return tuple(t.type(a) for t, a in zip(dtypes, answer, strict=True))
+                    return dtypes[0].type(answer)
+                return answer
             # an out of another dtype: written as the ufunc writes it, where the
             # cast is safe
             answer = d.answer(*arrays, *last, where=where, **options)
@@ -284,6 +304,15 @@ class Elementwise(_Front):  # type: ignore[misc]
             answers = tuple(a[()] if a.ndim == 0 else a for a in answers)
             return answers if len(answers) > 1 else answers[0]
         return answer
+
+    def _check_loop_casting(self, arrays: list[Any], casting: Any) -> None:
+        """numpy's check of casting= on the inputs' casts to the compiled
+        ufunc's loop (int64, else uint64), made on the pure twin too."""
+        for i, array in enumerate(arrays):
+            if isinstance(array, np.ndarray) and array.dtype.kind in "iu":
+                loop = np.dtype(np.int64 if np.can_cast(array.dtype, np.int64) else np.uint64)
+                if not np.can_cast(array.dtype, loop, casting):
+                    raise _input_casting_error(self, casting, array.dtype, loop, i)
 
     def locate(
         self,
@@ -373,10 +402,14 @@ class Elementwise(_Front):  # type: ignore[misc]
             raise
         if ufunc.types[0][-1] != "O":
             return result
-        # the object loop's answers as the declared types (exact ints stay objects)
+        # the object loop's answers as the declared types (exact ints stay
+        # objects); nullable ones for a nullable input, as pandas gives them
+        nullable = any(
+            library(v) == "pandas" and not isinstance(v.dtype, np.dtype) for v in inputs
+        )
         results = result if isinstance(result, tuple) else (result,)
         typed = tuple(
-            _typed(r, o) if not exact or np.dtype(o).kind == "b" else r
+            _typed(r, o, nullable) if not exact or np.dtype(o).kind == "b" else r
             for r, o in zip(results, d.outputs, strict=True)
         )
         return typed if isinstance(result, tuple) else typed[0]
@@ -544,10 +577,28 @@ def _where(mask: Any, value: Any, other: int) -> Any:
     return np.where(mask, value, other)
 
 
-def _typed(result: Any, dtype: Any) -> Any:
-    """The object loop's answers as dtype (pandas' nullable type where NA is among them)."""
-    if library(result) == "pandas" and np.asarray(result.isna()).any():  # an Index's is an array
-        return result.astype(_labelled.nullable(dtype))
+def _input_casting_error(
+    ufunc: Any, casting: Any, source: np.dtype[Any], loop: np.dtype[Any], i: int
+) -> TypeError:
+    """The error numpy raises for an input that casting= keeps from its loop:
+    of numpy's own type where numpy has it where this numpy keeps it."""
+    try:
+        from numpy._core._exceptions import _UFuncInputCastingError
+    except ImportError:  # another numpy's layout: its message, as a TypeError
+        place = f"{i} " if ufunc.nin != 1 else ""
+        return TypeError(
+            f"Cannot cast ufunc {ufunc.__name__!r} input {place}from {source!r} to {loop!r} "
+            f"with casting rule {casting!r}"
+        )
+    error: TypeError = _UFuncInputCastingError(ufunc, casting, source, loop, i)
+    return error
+
+
+def _typed(result: Any, dtype: Any, nullable: bool = False) -> Any:
+    """The object loop's answers as dtype (pandas' nullable type where NA is
+    among them, or where `nullable`)."""
+    if library(result) == "pandas" and (nullable or np.asarray(result.isna()).any()):
+        return result.astype(_labelled.nullable(dtype))  # an Index's isna is an array
     return result.astype(dtype)
 
 
