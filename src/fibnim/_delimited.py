@@ -264,19 +264,6 @@ class Batch:
             missing = int(np.argmax(~np.asarray(values.is_valid().to_numpy(zero_copy_only=False))))
         return offsets, data, missing
 
-    def numbers(self, column: int) -> tuple[NDArray[np.int64], NDArray[np.bool_] | None] | None:
-        """A column that pyarrow read as int64: its values (a view; any value
-        where one is missing) and where they are valid (None: everywhere);
-        None for a column of text."""
-        values = self.columns[column]
-        if isinstance(values, list) or values.type != "int64":
-            return None
-        view = np.frombuffer(values.buffers()[1], dtype=np.int64)
-        view = view[values.offset : values.offset + len(values)]
-        if not values.null_count:
-            return view, None
-        return view, np.asarray(values.is_valid().to_numpy(zero_copy_only=False))
-
     def text(self, column: int) -> Any:
         """A column as the output repeats it: pyarrow's array, or an object
         array of str (None where the field is empty)."""
@@ -302,8 +289,6 @@ class Reader:
     ) -> None:  # fmt: skip
         self.delimiter = delimiter
         self.arrow = arrow
-        #: the columns that pyarrow may read as int64 (the piles; see `_arrow`)
-        self.numbers: Sequence[int] = ()
         #: runs before each read of the file (see `blocks`): a run's look at its signals
         self.before_read: Callable[[], None] = lambda: None
         self._blocks = blocks(file, delimiter, size, lambda: self.before_read())
@@ -372,10 +357,8 @@ class Reader:
         if not data.endswith((b"\n", b"\r")):
             data += b"\n"  # pyarrow reads a last empty field without one as "", not null
         names = [f"c{j}" for j in range(self.width)]
-        types = dict.fromkeys(names, pa.large_string())
-
-        def read() -> Any:
-            return pacsv.read_csv(
+        try:
+            table = pacsv.read_csv(
                 pa.BufferReader(data),
                 read_options=pacsv.ReadOptions(
                     column_names=names,
@@ -389,28 +372,12 @@ class Reader:
                     delimiter=self.delimiter, newlines_in_values=True, ignore_empty_lines=True
                 ),
                 convert_options=pacsv.ConvertOptions(
-                    column_types=types,
+                    column_types=dict.fromkeys(names, pa.large_string()),
                     strings_can_be_null=True,
                     quoted_strings_can_be_null=False,
                     null_values=[""],
                 ),
             )
-
-        # The piles made numbers by pyarrow where its rule is fibnim's
-        # (`is_integer`, spaces and tabs around) but for hexadecimal, which
-        # it reads: a block that holds "0x" is read as text, as is one that
-        # pyarrow refuses as numbers, whose pile text the kernel then reads
-        # and names. The fields are split alike either way.
-        numbers = [] if b"0x" in data or b"0X" in data else self.numbers
-        types.update((names[j], pa.int64()) for j in numbers)
-        try:
-            try:
-                table = read()
-            except pa.ArrowInvalid:
-                if not numbers:
-                    raise
-                types.update(dict.fromkeys(names, pa.large_string()))
-                table = read()
         except pa.ArrowInvalid as error:
             self._own(block, skip)  # names the line, and says what is wrong there
             raise TextError(block.line, f"not read by pyarrow ({error})") from None
@@ -437,29 +404,14 @@ def piles(
     out = np.empty((batch.rows, len(pick)), dtype=np.int64)
     values = np.empty(batch.rows, dtype=np.int64)
     for place, j in enumerate(pick):
-        numbers = batch.numbers(j)
-        if numbers is not None:  # read as int64 by pyarrow (`Reader._arrow`)
-            done = _first_not_a_pile(*numbers)
-            out[:, place] = numbers[0]
-        else:
-            offsets, data, missing = batch.fields(j)
-            done = min(kernel(offsets[: missing + 1], data, values[:missing]), missing)
-            out[:, place] = values
+        offsets, data, missing = batch.fields(j)
+        done = min(kernel(offsets[: missing + 1], data, values[:missing]), missing)
         if done < batch.rows:
             line, fields = batch.record(done)
             named = f" ({names[j]!r})" if names is not None else ""
             raise TextError(line, f"column {j}{named}: {_not_a_pile(fields[j])}")
+        out[:, place] = values
     return out
-
-
-def _first_not_a_pile(values: NDArray[np.int64], valid: NDArray[np.bool_] | None) -> int:
-    """The first row whose value is negative or missing (len(values): none)."""
-    bad: list[int] = []
-    if values.size and values.min() < 0:
-        bad.append(int(np.argmax(values < 0)))
-    if valid is not None:
-        bad.append(int(np.argmin(valid)))
-    return min(bad, default=len(values))
 
 
 def _not_a_pile(field: bytes | None) -> str:

@@ -551,7 +551,6 @@ class TextSource(Source):
     def chunks(self, size: int) -> Iterator[Chunk]:
         # each block's piles made values as it comes (its text is then let go)
         first, piles, kept, rows = 0, [], [], 0
-        self.reader.numbers = range(self.width) if self.pick is None else self.pick
         with self._naming():
             for batch in self.reader.batches():
                 block, texts = self._values(batch)
