@@ -513,6 +513,45 @@ def test_passed_through_text_is_kept_exactly(tmp_path, monkeypatch, no_arrow, fi
     assert table.column("int").to_pylist() == [-4, 12]
 
 
+@pytest.mark.parametrize("no_arrow", ["", "1"])
+def test_the_user_names_the_parquet_types_of_passed_through_columns(
+    tmp_path, monkeypatch, no_arrow, files
+):
+    # every column was typed by its text alone: a column of 007 stayed text,
+    # and one whose later rows left the first rows' type was an error
+    monkeypatch.setenv("FIBNIM_NO_ARROW", no_arrow)
+    (tmp_path / "in.csv").write_text(
+        "x,y,lead,when,frac\n3,5,007,2024-01-02,1.50\n1,2,8,2025-12-31,2.25\n"
+    )
+    status, err = files(
+        "in.csv", "-o", "out.parquet", "--game", "wythoff", "--columns", "x,y",
+        "--types", "lead=int64, when=date32,frac=float64",
+    )  # fmt: skip
+    assert status == 0, err
+    table = pq.read_table(tmp_path / "out.parquet")
+    assert table.column("lead").to_pylist() == [7, 8]
+    assert table.schema.field("when").type == pa.date32()
+    assert [str(d) for d in table.column("when").to_pylist()] == ["2024-01-02", "2025-12-31"]
+    assert table.column("frac").to_pylist() == [1.5, 2.25]
+    refused = [
+        (["--types", "when=int64"], 1, "row 0, column 'when': '2024-01-02' is not int64, the "
+         "type --types named"),
+        (["--types", "x=int64"], 2, "--types: x is a pile"),
+        (["--types", "lead=integer"], 2, "'integer' is not a type pyarrow names"),
+        (["--types", "nope=int64"], 2, "in.csv has no column 'nope'"),
+        (["--types", "lead"], 2, "'lead' is not NAME=TYPE"),
+    ]  # fmt: skip
+    for extra, code, message in refused:
+        status, err = files(
+            "in.csv", "-o", "bad.parquet", "--game", "wythoff", "--columns", "x,y", *extra
+        )
+        assert status == code and message in err, (extra, err)
+        assert not (tmp_path / "bad.parquet").exists()
+    status, err = files("in.csv", "-o", "out.csv", "--game", "wythoff", "--columns", "x,y",
+                        "--types", "lead=int64")  # fmt: skip
+    assert status == 2 and "--types goes with a CSV or TSV input and a .parquet output" in err
+
+
 def test_a_damaged_parquet_is_one_line_naming_the_file(tmp_path, files):
     # "Corrupt snappy compressed data." named no file, and some errors took two lines
     rng = np.random.default_rng(3)

@@ -860,6 +860,7 @@ class Sink:
         pick: list[int] | None = None,
         inputs: tuple[str | None, ...] = (),
         from_text: bool = False,
+        types: dict[int, Any] | None = None,
     ) -> None:
         self.path = path
         streamed = output_is_stream(path, force, inputs)
@@ -898,7 +899,8 @@ class Sink:
         self.parquet: Any = None
         # the types of the passed-through text columns in parquet, by column;
         # fixed by the first chunk, since a parquet file has one schema
-        self.text_types: dict[int, Any] | None = {} if from_text else None
+        self.text_types: dict[int, Any] | None = dict(types or {}) if from_text else None
+        self.named_types = set(types or ())  # --types: converted by value, not text
         self.pending: list[Any] = []  # parquet tables not yet written
         self.pending_rows = 0
         # .npy of a known length into a file: the tasks write their rows at
@@ -1059,7 +1061,10 @@ class Sink:
         for j, column in enumerate(inputs):
             if j not in self.pick:
                 kind = self.text_types.setdefault(j, _text_type(column))
-                typed[j] = _as_type(column, kind, self.source, self.columns[j], self.written)
+                typed[j] = _as_type(
+                    column, kind, self.source, self.columns[j], self.written,
+                    named=j in self.named_types,
+                )  # fmt: skip
         return typed
 
     def _answer_names(self) -> Iterator[str]:
@@ -1321,29 +1326,49 @@ def _text_type(column: Any) -> Any:
     return pa.string()
 
 
-def _as_type(column: Any, kind: Any, where: str, name: str, first: int) -> Any:
-    """A column of CSV fields as `kind` (the type the first chunk gave it);
-    DataError, naming the row (counted from 0 over the file's rows) and the
-    field, for one that is not of it (see `_text_type`)."""
+def _as_type(
+    column: Any, kind: Any, where: str, name: str, first: int, named: bool = False
+) -> Any:
+    """A column of CSV fields as `kind`: the type the first chunk gave it, its
+    text coming back unchanged (see `_text_type`), or the one --types named
+    (`named`: converted by value). DataError, naming the row (counted from 0
+    over the file's rows) and the field, for one that is not of it."""
     import pyarrow as pa
 
     if pa.types.is_string(kind):
         return column.cast(pa.string()) if pa.types.is_large_string(column.type) else column
-    typed = _round_trip(column, kind)
+    convert = _by_value if named else _round_trip
+    typed = convert(column, kind)
     if typed is not None:
         return typed
     low, high = 0, len(column)  # the first field that is not of kind lies in [low, high)
     while high - low > 1:
         middle = (low + high) // 2
-        if _round_trip(column.slice(low, middle - low), kind) is None:
+        if convert(column.slice(low, middle - low), kind) is None:
             high = middle
         else:
             low = middle
-    raise DataError(
-        f"{where}: row {first + low}, column {name!r}: {column[low].as_py()!r} is not "
-        f"{kind} as it is written, the type the column's first rows gave it in parquet; "
-        "write CSV, which keeps the text as it is"
+    why = (
+        ", the type --types named"
+        if named
+        else " as it is written, the type the column's first rows gave it in parquet; write "
+        "CSV, which keeps the text as it is, or name the column's type with --types"
     )
+    raise DataError(
+        f"{where}: row {first + low}, column {name!r}: {column[low].as_py()!r} is not {kind}{why}"
+    )
+
+
+def _by_value(column: Any, kind: Any) -> Any:
+    """column's text as `kind` by value (pyarrow's cast), or None where a
+    value is not of it."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    try:
+        return pc.cast(column, kind)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return None
 
 
 # rows of a parquet row group: the writer holds one whole. On 10**7 rows, csv ->

@@ -54,6 +54,7 @@ from fibnim._files import (
     checked,
     figure_format,
     hold_arrow,
+    kind_of,
     open_source,
     open_stream,
     output_is_stream,
@@ -283,6 +284,13 @@ def _classify_parser(commands: Any) -> None:
         metavar="NAMES|INDICES",
         help="the pile columns, comma-separated: names, or indices counted from 0 (.npy and "
         "headless CSV: indices only); the others pass through to the output",
+    )
+    run.add_argument(
+        "--types",
+        metavar="NAME=TYPE,...",
+        help="parquet types of a CSV/TSV input's passed-through columns (pyarrow's names: "
+        "string, int64, float64, bool, date32, ...); the others are typed only where "
+        "their text comes back unchanged, else kept as text",
     )
     run.add_argument(
         "--header",
@@ -725,7 +733,38 @@ def _sink(arguments: argparse.Namespace, rules: Any, source: Source) -> Sink | N
         source.pick,
         inputs=(arguments.input,),
         from_text=isinstance(source, TextSource),
+        types=_column_types(arguments, source),
     )
+
+
+def _column_types(arguments: argparse.Namespace, source: Source) -> dict[int, Any]:
+    """--types NAME=TYPE,...: {column: pyarrow type} of a text input's
+    passed-through columns, for a parquet output; UsageError for a name that
+    is no such column, a type pyarrow does not name, or another input or output."""
+    if arguments.types is None:
+        return {}
+    if not isinstance(source, TextSource) or kind_of(arguments.output) != ".parquet":
+        raise UsageError("--types goes with a CSV or TSV input and a .parquet output")
+    import pyarrow as pa
+
+    chosen: dict[int, Any] = {}
+    for item in arguments.types.split(","):
+        name, equals, kind = (part.strip() for part in item.partition("="))
+        if not equals or not name or not kind:
+            raise UsageError(f"--types: {item.strip()!r} is not NAME=TYPE")
+        if source.named and name in source.columns:
+            j = source.columns.index(name)
+        elif not source.named and name.isdigit() and int(name) < len(source.columns):
+            j = int(name)  # a text without a header: its columns by index
+        else:
+            raise UsageError(f"--types: {source.name} has no column {name!r}")
+        if source.pick is None or j in source.pick:
+            raise UsageError(f"--types: {name} is a pile (int64); name the other columns")
+        try:
+            chosen[j] = pa.type_for_alias(kind)
+        except ValueError:
+            raise UsageError(f"--types: {kind!r} is not a type pyarrow names") from None
+    return chosen
 
 
 def _summary_plot(
