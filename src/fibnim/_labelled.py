@@ -166,7 +166,9 @@ def _columnar(value: Any, where: str, name: str) -> Any:
         )
     try:
         return np.asarray(value)
-    except Exception as error:  # the library's own kind of error, as a TypeError
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException as error:  # the library's own (older polars: a Rust panic)
         kind = getattr(value, "dtype", getattr(value, "type", "?"))
         raise TypeError(
             f"{where}: {name} holds {kind}, which numpy cannot hold ({error})"
