@@ -123,13 +123,18 @@ def each_implementation():
     return runs
 
 
+def declared(name: str):
+    """A declaration, its public function, and the inputs a call gives it
+    (one where the last has a default)."""
+    d = DECLARATIONS[name]
+    return d, public(name), len(d.inputs) if d.default_last is None else 1
+
+
 @pytest.mark.parametrize("name", list(DECLARATIONS))
 def test_every_backend_and_implementation_raises_the_same_type_for_every_bad_input(backend, name):
     if backend == "python":
         pytest.skip("the test switches backends itself")
-    d = DECLARATIONS[name]
-    function = public(name)
-    inputs = len(d.inputs) if d.default_last is None else 1
+    d, function, inputs = declared(name)
     runs = across_implementations(
         lambda: {
             label: outcome(function, args, kwargs, list(d.outputs))
@@ -153,9 +158,7 @@ def test_every_backend_gives_answers_of_the_same_types(backend, name):
     # an Int64 Series beside a Python int boolean on one and bool on the other
     if backend == "python":
         pytest.skip("the test switches backends itself")
-    d = DECLARATIONS[name]
-    function = public(name)
-    inputs = len(d.inputs) if d.default_last is None else 1
+    _, function, inputs = declared(name)
     n, m = (5, 10) if name.endswith("decode") else (3, 10)  # codes for decode
     calls = [
         ((n,) * inputs, {}),

@@ -289,18 +289,21 @@ class PileNames(Sequence[str]):
         return True
 
 
-def pile_columns(names: Sequence[str], spec: str, where: str, named: bool = True) -> list[int]:
+def pile_columns(
+    names: Sequence[str], spec: str, where: str, named: bool = True, option: str = "--columns"
+) -> list[int]:
     """Where the piles are among an input's columns, from --columns: a
     comma-separated list of column names, or of 0-based column indices (the only
     choice where the columns have no names of their own: a .npy, a CSV without
     a header), or '*' for every column. UsageError, listing the columns, for
-    one that is not there."""
+    one that is not there (its message begins with `option`, the one that
+    named it)."""
     if spec.strip() == "*":  # every column, said outright
         return list(range(len(names)))
     items = [item.strip() for item in spec.split(",")]
     listing = f"its columns: {', '.join(names)}" if named else f"it has {len(names)} columns"
     if not all(items):
-        raise UsageError(f"--columns {spec!r}: an empty column name")
+        raise UsageError(f"{option} {spec!r}: an empty column name")
     if all(_delimited.is_integer(item) for item in items) and not (
         named and set(items) <= set(names)
     ):
@@ -308,26 +311,26 @@ def pile_columns(names: Sequence[str], spec: str, where: str, named: bool = True
         for j in pick:
             if not 0 <= j < len(names):
                 raise UsageError(
-                    f"--columns: {where} has no column {j} (counted from 0); {listing}"
+                    f"{option}: {where} has no column {j} (counted from 0); {listing}"
                 )
     elif not named:
         raise UsageError(
-            f"--columns {spec!r}: {where} has no column names; give indices (counted from 0); "
+            f"{option} {spec!r}: {where} has no column names; give indices (counted from 0); "
             f"{listing}"
         )
     else:
         for item in items:
             if item not in names:
-                raise UsageError(f"--columns: {where} has no column {item!r}; {listing}")
+                raise UsageError(f"{option}: {where} has no column {item!r}; {listing}")
             if names.count(item) > 1:
                 places = ", ".join(str(j) for j, name in enumerate(names) if name == item)
                 raise UsageError(
-                    f"--columns: {where} has {names.count(item)} columns named {item!r} "
+                    f"{option}: {where} has {names.count(item)} columns named {item!r} "
                     f"(columns {places}, counted from 0); rename them, or give indices"
                 )
         pick = [names.index(item) for item in items]
     if len(set(pick)) < len(pick):
-        raise UsageError(f"--columns {spec!r}: a column is named twice")
+        raise UsageError(f"{option} {spec!r}: a column is named twice")
     return pick
 
 
@@ -927,10 +930,9 @@ class Sink:
             # time, as a header may name millions of columns
             names, between = iter(self._names()), ""
             while piece := list(itertools.islice(names, 1 << 16)):
-                line = io.StringIO(between)
-                line.seek(len(between))
+                line = io.StringIO()
                 csv.writer(line, delimiter=self.delimiter, lineterminator="").writerow(piece)
-                self.stream.write(line.getvalue().encode())
+                self.stream.write((between + line.getvalue()).encode())
                 between = self.delimiter
             self.stream.write(b"\n")
 

@@ -85,6 +85,8 @@ def places(value: Any) -> Callable[[tuple[int, ...]], str | None]:
     name, a DataArray's coordinates."""
 
     def words(index: tuple[int, ...]) -> str | None:
+        if type(value).__name__ == "Index":
+            return None  # its labels are its values
         try:
             if library(value) == "xarray":
                 named = [
@@ -94,8 +96,6 @@ def places(value: Any) -> Callable[[tuple[int, ...]], str | None]:
                 ]
                 return ", ".join(named) or None
             axes = [value.index, *([value.columns] if _is_frame(value) else [])]
-            if type(value).__name__ == "Index":
-                return None  # its labels are its values
             named = [
                 f"{kind} {_plain(axis[i])!r}"
                 for kind, axis, i in zip(("row", "column"), axes, index, strict=False)

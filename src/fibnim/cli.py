@@ -752,12 +752,7 @@ def _column_types(arguments: argparse.Namespace, source: Source) -> dict[int, An
         name, equals, kind = (part.strip() for part in item.partition("="))
         if not equals or not name or not kind:
             raise UsageError(f"--types: {item.strip()!r} is not NAME=TYPE")
-        if source.named and name in source.columns:
-            j = source.columns.index(name)
-        elif not source.named and name.isdigit() and int(name) < len(source.columns):
-            j = int(name)  # a text without a header: its columns by index
-        else:
-            raise UsageError(f"--types: {source.name} has no column {name!r}")
+        j = pile_columns(source.columns, name, source.name, source.named, "--types")[0]
         if source.pick is None or j in source.pick:
             raise UsageError(f"--types: {name} is a pile (int64); name the other columns")
         try:
