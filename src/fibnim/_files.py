@@ -1062,7 +1062,9 @@ class Sink:
         typed = list(inputs)
         for j, column in enumerate(inputs):
             if j not in self.pick:
-                kind = self.text_types.setdefault(j, _text_type(column))
+                if j not in self.text_types:  # the first chunk's, kept (setdefault
+                    self.text_types[j] = _text_type(column)  # would type every chunk)
+                kind = self.text_types[j]
                 typed[j] = _as_type(
                     column, kind, self.source, self.columns[j], self.written,
                     named=j in self.named_types,

@@ -580,8 +580,9 @@ def _where(mask: Any, value: Any, other: int) -> Any:
 def _input_casting_error(
     ufunc: Any, casting: Any, source: np.dtype[Any], loop: np.dtype[Any], i: int
 ) -> TypeError:
-    """The error numpy raises for an input that casting= keeps from its loop:
-    of numpy's own type where numpy has it where this numpy keeps it."""
+    """The error numpy raises for an input that casting= keeps from its loop,
+    of numpy's own type (a TypeError with its words where a numpy keeps that
+    type elsewhere)."""
     try:
         from numpy._core._exceptions import _UFuncInputCastingError
     except ImportError:  # another numpy's layout: its message, as a TypeError
