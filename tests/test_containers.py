@@ -371,3 +371,23 @@ def test_dask_series_in_are_dask_series_out_on_their_index():
     bad = dd.from_pandas(frame.assign(y=[1, 2, 3, 4, -5, 6, 7, 8, 9]), npartitions=3)
     with pytest.raises(ValueError, match=r"y\[1\] \(row 104\) = -5 is negative"):
         wythoff.is_safe(bad.x, bad.y).compute()
+
+
+def test_a_dask_frame_of_positions_gives_dask_series_as_its_pandas_frame_does():
+    # global_is_p(ddf) gave a dask Array, its index dropped, where the pandas
+    # frame gives a Series on its index
+    pd = pytest.importorskip("pandas")
+    dd = pytest.importorskip("dask.dataframe")
+    small = np.random.default_rng(9).integers(0, 6, size=(9, 3))  # searched exhaustively
+    frame = pd.DataFrame(small, columns=list("abc"), index=range(100, 109))
+    lazy = dd.from_pandas(frame, npartitions=3)
+    for call in (fibonacci_nim.global_is_p, power_nim.is_p):
+        got = call(lazy)
+        assert isinstance(got, dd.Series), call
+        pd.testing.assert_series_equal(got.compute(), call(frame))
+    moves = fibonacci_nim.global_winning_move(lazy, 3)
+    for got, want in zip(moves, fibonacci_nim.global_winning_move(frame, 3), strict=True):
+        pd.testing.assert_series_equal(got.compute(), want)
+    bad = dd.from_pandas(frame.assign(c=[1, 2, 3, 4, -5, 6, 7, 8, 9]), npartitions=3)
+    with pytest.raises(ValueError, match=r"\(row 104, column 'c'\) = -5 is negative"):
+        fibonacci_nim.global_is_p(bad).compute()

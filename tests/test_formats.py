@@ -63,7 +63,7 @@ def test_csv_to_npy(tmp_path, text_path, files):
         ("1,2\n", "pile_1,pile_2", ["1,2,P,,"]),
         ("\ufeffx,y\n3,4\n", "x,y", ["3,4,N,1,2"]),  # a byte order mark
         ('"x","y"\n3,5\n', "x,y", ["3,5,P,,"]),  # quoted names, as pyarrow writes them
-        ('"x","y"\n"3","5"\n', "x,y", ["3,5,P,,"]),  # quoted values too
+        ('"x","y"\n"3","5"\n', "x,y", ['"3","5",P,,']),  # quoted values too, kept so
         ("x,y\r\n3,4\r\n\r\n10,15\r\n", "x,y", ["3,4,N,1,2", "10,15,N,10,6"]),
         ("\n\nx,y\n\n3,4\n", "x,y", ["3,4,N,1,2"]),  # blank lines
         ('"a, b",c\n3,4\n', '"a, b",c', ["3,4,N,1,2"]),  # a name that needs its quotes
@@ -215,7 +215,7 @@ def test_both_readers_take_exactly_the_same_text(tmp_path, monkeypatch, field, f
     if re.fullmatch("[+-]?[0-9]+", stripped) and 0 <= int(stripped) < 2**63:
         assert status == 0, err
         assert written is not None
-        assert written.decode().splitlines()[2].startswith(f"{int(stripped)},3,")
+        assert written.decode().splitlines()[2].startswith(f"{field},3,")  # as it came
     else:
         assert status == 1 and err.startswith("fibnim: in.csv:3: column 0 ('x'): "), err
 
@@ -511,6 +511,36 @@ def test_passed_through_text_is_kept_exactly(tmp_path, monkeypatch, no_arrow, fi
     assert table.column("both").to_pylist() == ["", None]  # the empty text, and missing
     assert table.column("float").to_pylist() == [1.5, 0.25]
     assert table.column("int").to_pylist() == [-4, 12]
+
+
+@pytest.mark.parametrize("no_arrow", ["", "1"])
+@pytest.mark.parametrize("columns", [["--columns", "x,y"], []])
+def test_a_row_goes_on_as_its_text_byte_for_byte(tmp_path, monkeypatch, no_arrow, columns, files):
+    # into text of its own delimiter a row is its record as it came, its
+    # answers after it: quotes that were not needed, spaces, signs and
+    # leading zeros stay, and CR LF or a lone CR ends it as LF does
+    monkeypatch.setenv("FIBNIM_NO_ARROW", no_arrow)
+    if columns:
+        header, records = "x,y,id", ['"3", 5 ,"g0"', '+1,02,""', '4,7,"a\r\nb, ""c"""', "0,0,"]
+    else:
+        header, records = "x,y", ['"3", 5 ', "+1,02", '4,"7"', "0,0"]
+    text = "\ufeff" + header + "\r\n" + records[0] + "\r\n\r\n" + "\r".join(records[1:]) + "\n"
+    (tmp_path / "in.csv").write_bytes(text.encode())
+    status, err = files("in.csv", "-o", "out.csv", "--game", "wythoff", *columns)
+    assert status == 0, err
+    result = classify([[3, 5], [1, 2], [4, 7], [0, 0]], "wythoff").tolist()
+    answers = [
+        ",".join(["P" if p else "N", *("" if m < 0 else str(m) for m in moves)])
+        for p, *moves in result
+    ]
+    expected = [header + ",is_p,move_1,move_2"]
+    expected += [f"{r},{a}" for r, a in zip(records, answers, strict=True)]
+    assert (tmp_path / "out.csv").read_bytes() == ("\n".join(expected) + "\n").encode()
+    # into a text of another delimiter, field by field, quoted where it must be
+    status, err = files("in.csv", "-o", "out.tsv", "--game", "wythoff", *columns)
+    assert status == 0, err
+    lines = (tmp_path / "out.tsv").read_text().split("\n")
+    assert lines[1].startswith("3\t5\t") and lines[2].startswith("1\t2\t")
 
 
 @pytest.mark.parametrize("no_arrow", ["", "1"])

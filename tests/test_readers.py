@@ -76,9 +76,11 @@ def generated(rng: random.Random, delimiter: str) -> bytes:
     return data
 
 
-def _read(path: str, way: str, pick: list[int] | None, monkeypatch, block: int) -> tuple:
+def _read(
+    path: str, way: str, pick: list[int] | None, monkeypatch, block: int, records: bool = False
+) -> tuple:
     """What the source gives: its columns, its chunks (first row, piles, kept
-    text as lists) and its error."""
+    text as lists, or the rows' records as bytes) and its error."""
     with monkeypatch.context() as patch:
         patch.setattr(_delimited, "BLOCK", block)
         patch.setenv("FIBNIM_NO_ARROW", "1" if way == "own" else "")
@@ -92,9 +94,17 @@ def _read(path: str, way: str, pick: list[int] | None, monkeypatch, block: int) 
             try:
                 got.append((source.columns, source.named))
                 source.pick = pick
+                source.records = records
                 for start, piles, kept in source.chunks(3):
                     texts = None
-                    if kept is not None:
+                    if isinstance(kept, _delimited.Records):
+                        texts = [
+                            bytes(data[a:b])
+                            for data, starts, ends in kept.pieces
+                            for a, b in zip(starts.tolist(), ends.tolist(), strict=True)
+                        ]
+                        assert len(texts) == kept.rows == len(piles)
+                    elif kept is not None:
                         texts = [
                             c.to_pylist() if hasattr(c, "to_pylist") else list(c) for c in kept
                         ]
@@ -116,44 +126,56 @@ def test_every_way_in_gives_the_same_rows_text_and_errors(tmp_path, monkeypatch)
         with open(path, "wb") as file:
             file.write(data)
         pick = None if rng.random() < 0.5 else [0]
+        records = case % 2 == 1  # the rows passed through as their text
         block = rng.choice([1, 2, 3, 7, 64, 1 << 22])
         seen = {
-            way: _read(path, way, pick, monkeypatch, block) for way in ("arrow", "own", "stdin")
+            way: _read(path, way, pick, monkeypatch, block, records)
+            for way in ("arrow", "own", "stdin")
         }
         assert seen["arrow"] == seen["own"] == seen["stdin"], (case, data, block)
         got, error = seen["own"]
         errors += error is not None
         if error is None and got:
             rows += sum(len(chunk[1]) for chunk in got[1:])
-            _check_against_csv_module(data, got, pick)
+            _check_against_csv_module(data, got, pick, records)
     assert 40 < errors < 500 and rows > 1000  # both kinds were met
 
 
-def _check_against_csv_module(data: bytes, got: list, pick: list[int] | None) -> None:
+def _check_against_csv_module(
+    data: bytes, got: list, pick: list[int] | None, records: bool = False
+) -> None:
     """The rows are those that Python's csv module reads (blank lines skipped),
-    the empty text and a missing value apart only in fibnim's."""
+    the empty text and a missing value apart only in fibnim's; a row passed
+    through is the text of its record, which the csv module reads alike."""
     # NUL as a character of a private use area: Python 3.10's csv module refuses NUL
     text = data.decode("utf-8").removeprefix("\ufeff").replace("\x00", "\ue000")
-    records = [
+    records_read = [
         [field.replace("\ue000", "\x00") for field in record]
         for record in csv.reader(io.StringIO(text, newline=""))
         if record
     ]
     (columns, named), chunks = got[0], got[1:]
     if named:
-        records = records[1:]
+        records_read = records_read[1:]
     piles = [row for _, block, _ in chunks for row in block]
-    assert len(piles) == len(records)
-    for values, record in zip(piles, records, strict=True):
+    assert len(piles) == len(records_read)
+    for values, record in zip(piles, records_read, strict=True):
         chosen = record if pick is None else [record[j] for j in pick]
         assert values == [int(field) for field in chosen]
-    if pick is not None:
+    if records:
+        texts = [text for _, _, rows in chunks for text in rows]
+        for text, record in zip(texts, records_read, strict=True):
+            assert not text.endswith((b"\r", b"\n"))
+            decoded = text.decode("utf-8").replace("\x00", "\ue000")
+            again = next(csv.reader(io.StringIO(decoded, newline="")))
+            assert [field.replace("\ue000", "\x00") for field in again] == record
+    elif pick is not None:
         kept = [[] for _ in columns]
         for _, _, texts in chunks:
             for j, column in enumerate(texts):
                 kept[j] += column
         for j in range(1, len(columns)):
-            assert [field or "" for field in kept[j]] == [record[j] for record in records]
+            assert [field or "" for field in kept[j]] == [record[j] for record in records_read]
 
 
 def test_the_bytes_out_are_the_same_on_every_way_in(tmp_path):

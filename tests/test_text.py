@@ -141,3 +141,130 @@ def test_no_rows_and_a_table_of_one_empty_field():
     arguments = _case([([7], [""])], [1], ",")
     done = kernel(*arguments)
     assert bytes(arguments[-1][:done]) == b'7,""\n'  # the empty text
+
+
+def _twins(name: str):
+    if _backend.COMPILED is None:
+        pytest.skip("the compiled extension is not built in this installation")
+    return _backend.COMPILED.modules["text"].__dict__[name], _backend.PURE.modules[
+        "text"
+    ].__dict__[name]
+
+
+def _record_text(rng: random.Random) -> bytes:
+    """Records of quoted and plain fields, blank lines and every line break."""
+    lines = []
+    for _ in range(rng.randint(0, 6)):
+        fields = []
+        for _ in range(rng.randint(0, 3)):
+            text = "".join(rng.choice(["a", "é", " ", *SPECIAL]) for _ in range(rng.randint(0, 4)))
+            plain = not set(text) & {",", '"', "\r", "\n"}
+            fields.append(
+                text if plain and rng.random() < 0.7 else '"' + text.replace('"', '""') + '"'
+            )
+        lines.append(",".join(fields))
+    ends = ["\n", "\r\n", "\r"]
+    text = "".join(line + rng.choice(ends) for line in lines)
+    return (text.rstrip("\r\n") if rng.random() < 0.3 else text).encode()
+
+
+def test_records_are_found_alike_by_both_twins_and_as_the_csv_module_reads_them():
+    compiled, pure = _twins("records")
+    rng = random.Random(57)
+    for _ in range(2000):
+        data = np.frombuffer(_record_text(rng), dtype=np.uint8)
+        skip, room = rng.randint(0, 2), rng.randint(0, 8)
+        found = []
+        for kernel in (compiled, pure):
+            starts, ends = np.full(room, -7, np.int64), np.full(room, -7, np.int64)
+            count = kernel(data, skip, starts, ends)
+            found.append((count, starts.tolist(), ends.tolist()))
+        assert found[0] == found[1]
+        count, starts, ends = found[0]
+        expected = [r for r in csv.reader(io.StringIO(bytes(data).decode(), newline="")) if r]
+        expected = expected[skip:]
+        if count < 0:
+            assert len(expected) > room
+            continue
+        assert count == len(expected)
+        for first, last, record in zip(starts, ends, expected, strict=False):
+            text = bytes(data[first:last]).decode()
+            assert not text.endswith(("\r", "\n")) and text
+            assert next(csv.reader(io.StringIO(text, newline=""))) == record
+
+
+def test_records_pass_through_with_their_answers_alike_on_both_twins():
+    compiled, pure = _twins("records_answers")
+    rng = random.Random(58)
+    refused = 0
+    for _ in range(2000):
+        texts = [
+            rng.choice([b"", b"a", b'"x,y"', b"12, 3", "é".encode()])
+            for _ in range(rng.randint(0, 5))
+        ]
+        data = np.frombuffer(b"".join(texts), dtype=np.uint8)
+        lengths = np.array([len(t) for t in texts], dtype=np.int64)
+        ends = np.cumsum(lengths)
+        starts = ends - lengths
+        width = rng.randint(1, 4)
+        moves = [-1, 0, 9, 10, 2**63 - 1]
+        result = np.array(
+            [[rng.randint(0, 1)] + [rng.choice(moves) for _ in range(width - 1)] for _ in texts],
+            dtype=np.int64,
+        ).reshape(len(texts), width)
+        room = len(data) + len(texts) * (3 + 20 * (width - 1))
+        damage = rng.randrange(6)
+        if damage == 0 and len(texts):
+            ends = ends.copy()
+            ends[-1] = len(data) + 1  # past the data
+        elif damage == 1:
+            room = rng.randint(0, room)  # less room than the rule asks, or just enough
+        elif damage == 2 and len(texts):
+            result = result[:-1]  # a row of answers short
+        outs = [np.zeros(room, np.uint8) for _ in range(2)]
+        done = [
+            k(data, starts, ends, result, ord(","), out)
+            for k, out in zip((compiled, pure), outs, strict=True)
+        ]
+        assert done[0] == done[1]
+        refused += done[0] < 0
+        if done[0] >= 0:
+            lines = bytes(outs[0][: done[0]])
+            assert lines == bytes(outs[1][: done[1]])
+            expected = b"".join(
+                b",".join(
+                    [
+                        t,
+                        b"P" if row[0] == 1 else b"N",
+                        *(b"%d" % m if m >= 0 else b"" for m in row[1:]),
+                    ]
+                )
+                + b"\n"
+                for t, row in zip(texts, result.tolist(), strict=True)
+            )
+            assert lines == expected
+    assert 200 < refused < 1800  # both kinds were met
+
+
+def test_a_scan_cuts_counts_and_checks_alike_on_both_twins():
+    compiled, pure = _twins("scan")
+    rng = random.Random(59)
+    bad = 0
+    for _ in range(3000):
+        data = bytearray(_record_text(rng))
+        if data and rng.random() < 0.3:  # a quote out of place, or never closed
+            data.insert(rng.randrange(len(data) + 1), 34)
+        data = np.frombuffer(bytes(data), dtype=np.uint8)
+        last = rng.random() < 0.5
+        found = compiled(data, ord(","), last)
+        assert found == pure(data, ord(","), last), (bytes(data), last)
+        cut, count, lines, at = found
+        text = bytes(data[:cut])
+        assert text.endswith(b"\n") or cut in (0, len(data)) and (last or cut == 0)
+        assert lines == text.count(b"\n") + text.count(b"\r") - text.count(b"\r\n")
+        if at < 0 and cut:  # as Python's csv module reads the text (blank lines skipped)
+            assert count == len(
+                [r for r in csv.reader(io.StringIO(text.decode(), newline="")) if r]
+            )
+        bad += at >= 0
+    assert 300 < bad < 2000  # both kinds were met

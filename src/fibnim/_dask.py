@@ -61,7 +61,9 @@ def _lazy(
         libraries = {_labelled.library(value) for value in (*args, *kwargs.values())}
         if "dask" in libraries:
             axis = None if last_axis is None else last_axis(*args, **kwargs)
-            return map_blocks(function, args, kwargs, positions, axis)
+            # the wrapper again on each block or partition: a pandas partition's
+            # answers keep its index and name its labels, as pandas' own would
+            return map_blocks(wrapper, args, kwargs, positions, axis)
         if any(map(_labelled.is_labelled, (*args, *kwargs.values()))):
             # their values go through wrapper again
             return _labelled.call(wrapper, args, kwargs, positions)

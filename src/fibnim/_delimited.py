@@ -45,10 +45,12 @@ class TextError(ValueError):
 
 @dataclass
 class Block:
-    """Whole records of a text: `data`, whose first byte starts line `line`."""
+    """Whole records of a text: `data`, whose first byte starts line `line`,
+    `records` of them (blank lines not counted)."""
 
     data: bytes
     line: int
+    records: int = 0
 
     def place(self, offset: int) -> tuple[int, int]:
         """The line of the byte at offset, and its character within that line
@@ -70,7 +72,8 @@ def _check(block: Block, delimiter: int, last: bool, places: NDArray[np.intp]) -
     """TextError at block's first byte that is not UTF-8, or its first quote
     that RFC 4180 does not allow: an opening quote starts a field or doubles
     a quote, a closing quote ends a field or is doubled; the last quote of
-    the text closes the field it opened (`last`: block ends the text)."""
+    the text closes the field it opened (`last`: block ends the text). The
+    words of the error that the `text.scan` kernel found."""
     try:
         block.data.decode("utf-8")
     except UnicodeDecodeError as error:
@@ -119,26 +122,15 @@ def quotes(data: bytes) -> NDArray[np.intp]:
     return np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == _QUOTE)
 
 
-def _cut(data: bytes, places: NDArray[np.intp]) -> int:
-    """Where data's whole records end: after its last LF outside quotes (0:
-    none), its quotes at `places`."""
-    end = len(data)
-    while (end := data.rfind(b"\n", 0, end)) >= 0:
-        opened = int(np.searchsorted(places, end))
-        if opened % 2 == 0:
-            return end + 1
-        end = int(places[opened - 1])  # the quote that opened the field holding this LF
-    return 0
-
-
 def blocks(
     file: IO[bytes], delimiter: str, size: int = 0, before_read: Callable[[], None] = lambda: None
 ) -> Iterator[Block]:
-    """file's bytes in blocks of whole records, each checked (UTF-8, quotes),
-    a byte order mark at the start dropped; TextError, its line counted over
-    the file, for text that is not CSV. `before_read` runs before each read,
+    """file's bytes in blocks of whole records, each checked (UTF-8, quotes)
+    and its records counted by one pass of the `text.scan` kernel, a byte
+    order mark at the start dropped; TextError, its line counted over the
+    file, for text that is not CSV. `before_read` runs before each read,
     which may wait on a pipe (a signal noted but not raised is raised there)."""
-    separator = ord(delimiter)
+    separator, scan = ord(delimiter), _backend.kernels("text").scan
     line, pending, first = 1, b"", True
     # what one read gives: from a pipe, what has come, not a wait for a whole block
     read = getattr(file, "read1", file.read)
@@ -154,20 +146,33 @@ def blocks(
             pending, first = pending.removeprefix(_BOM), False
         if b"\n" not in data:
             continue  # no new line break: no new cut
-        places = quotes(pending)
-        cut = _cut(pending, places)
+        cut, records_found, lines, bad = scan(np.frombuffer(pending, np.uint8), separator, False)
         if cut:
-            block = Block(pending[:cut], line)
-            _check(block, separator, False, places[: np.searchsorted(places, cut)])
-            yield block
-            line += line_breaks(block.data)
+            yield _checked(Block(pending[:cut], line, records_found), separator, False, bad)
+            line += lines
             pending = pending[cut:]
     if first:
         pending = pending.removeprefix(_BOM)
     if pending:
-        block = Block(pending, line)
-        _check(block, separator, True, quotes(pending))
-        yield block
+        _, records_found, _, bad = scan(np.frombuffer(pending, np.uint8), separator, True)
+        yield _checked(Block(pending, line, records_found), separator, True, bad)
+
+
+def _checked(block: Block, delimiter: int, last: bool, bad: int) -> Block:
+    """block, if it is UTF-8 and its quotes are good (`bad`: the first that is
+    not, from the scan); else the TextError that says where and why."""
+    if bad >= 0 or not (block.data.isascii() or _utf8(block.data)):
+        _check(block, delimiter, last, quotes(block.data))
+        raise AssertionError(f"the scan and the check disagree on line {block.line}'s block")
+    return block
+
+
+def _utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def _field_pattern(delimiter: str) -> re.Pattern[bytes]:
@@ -225,8 +230,8 @@ def records(block: Block, delimiter: str) -> Iterator[tuple[int, Fields, int, in
 @dataclass
 class Batch:
     """One block's records, split into fields: `columns` (pyarrow's large
-    string arrays, or lists of a field's bytes, None where it is empty),
-    `rows` of them."""
+    string arrays, or lists of a field's bytes, None where it is empty; None
+    for a column not split out), `rows` of them."""
 
     block: Block
     columns: list[Any]
@@ -264,6 +269,16 @@ class Batch:
             missing = int(np.argmax(~np.asarray(values.is_valid().to_numpy(zero_copy_only=False))))
         return offsets, data, missing
 
+    def records(self) -> Records:
+        """The batch's rows as their text in the block, line breaks left out."""
+        starts = np.empty(self.rows, dtype=np.int64)
+        ends = np.empty(self.rows, dtype=np.int64)
+        data = np.frombuffer(self.block.data, dtype=np.uint8)
+        found = _backend.kernels("text").records(data, self.skip, starts, ends)
+        if found != self.rows:  # one rule of what a record is, for both splits
+            raise AssertionError(f"{found} records found where {self.rows} rows were read")
+        return Records([(self.block.data, starts, ends)], self.rows)
+
     def text(self, column: int) -> Any:
         """A column as the output repeats it: pyarrow's array, or an object
         array of str (None where the field is empty)."""
@@ -275,13 +290,28 @@ class Batch:
         return out
 
 
+@dataclass
+class Records:
+    """Rows as their text in the input, to pass through as they are: row i of
+    a piece (data, starts, ends) is data[starts[i]:ends[i]]."""
+
+    pieces: list[tuple[bytes, NDArray[np.int64], NDArray[np.int64]]]
+    rows: int
+
+    @staticmethod
+    def joined(parts: Sequence[Records]) -> Records:
+        return Records([p for part in parts for p in part.pieces], sum(p.rows for p in parts))
+
+
 WIDE = 10_000  # columns: past this, a text is split by `records`, not pyarrow
 
 
 class Reader:
-    """CSV or TSV from file (binary, read in order), in batches of records:
-    `names` (the header's fields, or None), `width` and `batches()`.
-    `arrow`: split by pyarrow's parser (else by `records`)."""
+    """CSV or TSV from file (binary, read in order): `names` (the header's
+    fields, or None), `width`, and its rows, in blocks of whole records
+    (`blocks()`, each with the records to pass over: the header) that
+    `split` makes batches of, on any thread. `arrow`: split by pyarrow's
+    parser (else by `records`)."""
 
     def __init__(
         self, file: IO[bytes], delimiter: str, header: bool | None, arrow: bool,
@@ -314,18 +344,23 @@ class Reader:
             return
         self.width = 0  # no record at all
 
-    def batches(self) -> Iterator[Batch]:
+    def blocks(self) -> Iterator[tuple[Block, int]]:
+        """The blocks of rows, read in order, each with the records before its
+        first row (the header's); TextError for text that is not CSV."""
         if self._first is None:
             return
         first, self._first = self._first, None
-        yield from self._split(first, self.skip)
+        yield first, self.skip
         for block in self._blocks:
-            yield from self._split(block, 0)
+            yield block, 0
 
-    def _split(self, block: Block, skip: int) -> Iterator[Batch]:
-        split = self._arrow(block, skip) if self.arrow else self._own(block, skip)
-        if split is not None:
-            yield split
+    def split(self, block: Block, skip: int, wanted: Sequence[int] | None = None) -> Batch | None:
+        """A block's rows split into fields (None: it has none), the columns
+        `wanted` at least (None: all); TextError at a record of another width."""
+        batch = self._arrow(block, skip, wanted) if self.arrow else self._own(block, skip)
+        if (batch.rows if batch is not None else 0) != block.records - skip:
+            raise AssertionError(f"line {block.line}'s block: rows split and records counted differ")
+        return batch
 
     def _own(self, block: Block, skip: int) -> Batch | None:
         """The block split by `records`; TextError at a record of another width."""
@@ -344,7 +379,7 @@ class Reader:
             rows += 1
         return Batch(block, columns, rows, self.delimiter, skip) if rows else None
 
-    def _arrow(self, block: Block, skip: int) -> Batch | None:
+    def _arrow(self, block: Block, skip: int, wanted: Sequence[int] | None) -> Batch | None:
         import pyarrow as pa
         import pyarrow.csv as pacsv
 
@@ -360,7 +395,7 @@ class Reader:
         try:
             table = pacsv.read_csv(
                 pa.BufferReader(data),
-                read_options=pacsv.ReadOptions(
+                read_options=pacsv.ReadOptions(  # every record's width checked still
                     column_names=names,
                     block_size=len(data) + 1,
                     # on this thread: out of memory, pyarrow's parsing threads
@@ -372,6 +407,7 @@ class Reader:
                     delimiter=self.delimiter, newlines_in_values=True, ignore_empty_lines=True
                 ),
                 convert_options=pacsv.ConvertOptions(
+                    include_columns=None if wanted is None else [names[j] for j in wanted],
                     column_types=dict.fromkeys(names, pa.large_string()),
                     strings_can_be_null=True,
                     quoted_strings_can_be_null=False,
@@ -381,7 +417,10 @@ class Reader:
         except pa.ArrowInvalid as error:
             self._own(block, skip)  # names the line, and says what is wrong there
             raise TextError(block.line, f"not read by pyarrow ({error})") from None
-        columns = [table.column(j).combine_chunks() for j in range(self.width)]
+        columns = [
+            table.column(name).combine_chunks() if name in table.column_names else None
+            for name in names
+        ]
         return Batch(block, columns, len(table), self.delimiter, skip)
 
 

@@ -202,7 +202,7 @@ def _parquet() -> Any:
 
 # The input's columns as the output repeats them, where --columns chose some of
 # them as piles: one array per column (numpy or Arrow), in the input's order.
-Kept = list[Any] | None
+Kept = list[Any] | _delimited.Records | None
 Chunk = tuple[int, NDArray[np.int64], Kept]
 
 
@@ -539,6 +539,9 @@ class TextSource(Source):
         self.named = self.reader.names is not None
         self.columns = self.reader.names or PileNames(self.reader.width)
         self.width = self.reader.width
+        #: the rows go on as their text (`Records`), not column by column: set
+        #: where the output is text of the same delimiter
+        self.records = False
 
     def watch(self, wait: Callable[[Any], None]) -> None:
         self.reader.before_read = lambda: wait(self.file)
@@ -552,31 +555,53 @@ class TextSource(Source):
             raise DataError(f"{self.name}:{error.line}: {error}") from None
 
     def chunks(self, size: int) -> Iterator[Chunk]:
-        # each block's piles made values as it comes (its text is then let go)
-        first, piles, kept, rows = 0, [], [], 0
-        with self._naming():
-            for batch in self.reader.batches():
-                block, texts = self._values(batch)
-                piles.append(block)
-                kept.append(texts)
-                rows += batch.rows
-                if rows >= size:
-                    yield self._chunk(first, piles, kept)
-                    first, piles, kept, rows = first + rows, [], [], 0
-            if piles:
-                yield self._chunk(first, piles, kept)
+        for first, blocks in self.parts(size):
+            yield self.chunk(first, blocks)
 
-    def _values(self, batch: _delimited.Batch) -> tuple[NDArray[np.int64], list[Any]]:
-        """A batch's piles as values, and its other columns' text (--columns)."""
+    def parts(self, size: int) -> Iterator[tuple[int, list[tuple[_delimited.Block, int]]]]:
+        """The text in parts of about `size` rows, each as its first row and its
+        blocks (with the records each passes over), read and checked in order
+        here; each made a chunk by `chunk`, on any thread."""
+        first, blocks, rows = 0, [], 0
+        with self._naming():
+            for block, skip in self.reader.blocks():
+                blocks.append((block, skip))
+                rows += block.records - skip
+                if rows >= size:
+                    yield first, blocks
+                    first, blocks, rows = first + rows, [], 0
+        if rows:  # else blank lines, or a header, alone
+            yield first, blocks
+
+    def chunk(self, first: int, blocks: list[tuple[_delimited.Block, int]]) -> Chunk:
+        """A part's rows (some) split into fields, its piles made values."""
+        piles, kept = [], []
+        with self._naming():
+            for block, skip in blocks:
+                # rows passed through as their text need their piles' fields alone
+                batch = self.reader.split(block, skip, self.pick if self.records else None)
+                if batch is not None:
+                    values, texts = self._values(batch)
+                    piles.append(values)
+                    kept.append(texts)
+        return self._chunk(first, piles, kept)
+
+    def _values(self, batch: _delimited.Batch) -> tuple[NDArray[np.int64], Any]:
+        """A batch's piles as values, and its other columns' text (--columns),
+        or its rows' (`records`)."""
         names = self.columns if self.named else None
+        if self.records:
+            return _delimited.piles(batch, self.pick or range(self.width), names), batch.records()
         if self.pick is None:
             return _delimited.piles(batch, range(self.width), names), []
         piles = set(self.pick)
         texts = [None if j in piles else batch.text(j) for j in range(self.width)]
         return _delimited.piles(batch, self.pick, names), texts
 
-    def _chunk(self, first: int, piles: list[NDArray[np.int64]], kept: list[list[Any]]) -> Chunk:
+    def _chunk(self, first: int, piles: list[NDArray[np.int64]], kept: list[Any]) -> Chunk:
         block = piles[0] if len(piles) == 1 else np.concatenate(piles)
+        if self.records:
+            return first, block, _delimited.Records.joined(kept)
         if self.pick is None:
             return first, block, None
         columns: list[Any] = []
@@ -848,9 +873,10 @@ class Sink:
     `is_p` (parquet: a boolean; CSV/TSV: P or N), then `move_1` .. `move_k`
     (parquet: null, CSV/TSV: an empty cell, where there is none). `columns`
     are the input's columns, `pick` where the piles are among them (None: all
-    of them are piles). `from_text`: the input is CSV or TSV, whose other
-    columns come as text; into parquet they are typed (`_text_type`), from the
-    first chunk's fields.
+    of them are piles). `text_delimiter`: the input's, where it is CSV or TSV.
+    Into text of the same delimiter its rows go on as they came (`records`),
+    each with its answers after it; into parquet its other columns, which come
+    as text, are typed (`_text_type`), from the first chunk's fields.
     """
 
     def __init__(
@@ -862,7 +888,7 @@ class Sink:
         delimiter: str | None = None,
         pick: list[int] | None = None,
         inputs: tuple[str | None, ...] = (),
-        from_text: bool = False,
+        text_delimiter: str | None = None,
         types: dict[int, Any] | None = None,
     ) -> None:
         self.path = path
@@ -871,8 +897,10 @@ class Sink:
         self.delimiter = delimiter or ("\t" if self.kind == ".tsv" else ",")
         # a text that pyarrow did not split (a wide one) is not written by it either:
         # its writer's cost grows with the columns as its reader's does
+        from_text = text_delimiter is not None
         wide = from_text and len(columns) > _delimited.WIDE
         self.arrow = self.kind in (".csv", ".tsv") and _has_arrow() and not wide
+        self.records = self.kind in (".csv", ".tsv") and text_delimiter == self.delimiter
         self.columns = columns
         self.pick = pick
         self.piles = len(columns) if pick is None else len(pick)
@@ -1005,6 +1033,8 @@ class Sink:
         and the moves (an empty cell where there is none). A field that holds
         the delimiter, a quote or a line break is quoted (RFC 4180), alike on
         both paths. Safe from any thread: classify's tasks make their own."""
+        if isinstance(kept, _delimited.Records):
+            return _passed_through(kept, result, self.delimiter)
         if self.arrow:
             if kept is not None:
                 self._check_flat(kept)
@@ -1176,6 +1206,32 @@ class Sink:
         elif self.path != "-":
             with contextlib.suppress(OSError):
                 self.stream.close()
+
+
+def _passed_through(
+    records: _delimited.Records, result: NDArray[np.int64], delimiter: str
+) -> NDArray[np.uint8]:
+    """Each row's text as it came, then its answers: is_p (P or N) and the
+    moves (an empty field where there is none)."""
+    kernel = _backend.kernels("text").records_answers
+    result = np.ascontiguousarray(result, dtype=np.int64)
+    width = result.shape[1]
+    room = records.rows * (3 + 20 * (width - 1))
+    room += sum(int(ends.sum() - starts.sum()) for _, starts, ends in records.pieces)
+    out = np.empty(room, dtype=np.uint8)
+    row = written = 0
+    for data, starts, ends in records.pieces:
+        rows = len(starts)
+        done = kernel(
+            np.frombuffer(data, dtype=np.uint8), starts, ends, result[row : row + rows],
+            ord(delimiter), out[written:],
+        )  # fmt: skip
+        if done < 0:
+            raise AssertionError("records beyond their text, or more answers than rows")
+        row, written = row + rows, written + done
+    if row != len(result):
+        raise AssertionError(f"{row} records for {len(result)} rows of answers")
+    return out[:written]
 
 
 def _csv_lines(table: Any, delimiter: str) -> Any:

@@ -458,8 +458,34 @@ def _tasks(
     # thread that reads the input and writes the output (not on dask: its
     # workers have no sink)
     render = sink.text if sink is not None and sink.kind in (".csv", ".tsv") and not dask else None
+    if isinstance(source, TextSource) and not dask:
+        # the text read and checked here, split and parsed by the tasks; an
+        # error found here comes in its place among theirs, after the rows before it
+        try:
+            for first, blocks in source.parts(chunk):
+                yield _text_rows, (source, first, blocks, game, bound, render)
+        except DataError as error:
+            yield _raise, (error,)
+        return
     for first, positions, kept in source.chunks(chunk):
         yield _solve, (positions, game, bound, None, source.name, first, kept, source.pick, render)
+
+
+def _text_rows(
+    source: TextSource,
+    first: int,
+    blocks: list[Any],
+    game: GameName,
+    bound: int | None,
+    render: Callable[..., Any] | None,
+) -> _Done:
+    """A task that splits its own blocks of the text and makes their piles values."""
+    _, positions, kept = source.chunk(first, blocks)
+    return _solve(positions, game, bound, None, source.name, first, kept, source.pick, render)
+
+
+def _raise(error: BaseException) -> None:
+    raise error
 
 
 class _Signals:
@@ -724,7 +750,8 @@ def _sink(arguments: argparse.Namespace, rules: Any, source: Source) -> Sink | N
         raise DataError(f"{source.name}: {error}{hint}") from None
     if not arguments.output:
         return None
-    return Sink(
+    text = source.delimiter if isinstance(source, TextSource) else None
+    sink = Sink(
         arguments.output,
         source.columns,
         source.rows,
@@ -732,9 +759,12 @@ def _sink(arguments: argparse.Namespace, rules: Any, source: Source) -> Sink | N
         arguments.delimiter,
         source.pick,
         inputs=(arguments.input,),
-        from_text=isinstance(source, TextSource),
+        text_delimiter=text,
         types=_column_types(arguments, source),
     )
+    if isinstance(source, TextSource):
+        source.records = sink.records
+    return sink
 
 
 def _column_types(arguments: argparse.Namespace, source: Source) -> dict[int, Any]:

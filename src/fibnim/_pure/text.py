@@ -1,8 +1,9 @@
 """Pure twin of the CSV text kernels of fibnim._core (fibnim_c/text.pxi).
 
 The same names, signatures and results: the fields that need quotes put
-between the fields of lines that need none, line by line in Python; and
-the fields of a pile column read as integers, one regular expression each.
+between the fields of lines that need none, line by line in Python; the
+fields of a pile column read as integers, one regular expression each; and
+records found, and passed through with their answers after them.
 """
 
 from __future__ import annotations
@@ -101,3 +102,102 @@ def parse_integers(offsets: np.ndarray, data: np.ndarray, out: np.ndarray) -> in
             return i
         out[i] = value
     return count
+
+
+_RECORD = re.compile(rb'(?:[^"\r\n]|"[^"]*")*')  # up to a line break outside quotes
+
+
+def records(data: np.ndarray, skip: int, starts: np.ndarray, ends: np.ndarray) -> int:
+    """Where each record of data (CSV or TSV whose quotes are as RFC 4180
+    has them) lies: record i is data[starts[i]:ends[i]], its line break left
+    out; blank lines and the first `skip` records are passed over. Returns the
+    number of records, or -1 where starts or ends cannot hold them all."""
+    text, room, count, position = bytes(data), min(len(starts), len(ends)), 0, 0
+    while position < len(text):
+        found = _RECORD.match(text, position)
+        assert found is not None  # any text matches (a record may be empty)
+        if found.end() > position:
+            if skip:
+                skip -= 1
+            else:
+                if count == room:
+                    return -1
+                starts[count], ends[count] = position, found.end()
+                count += 1
+        position = found.end()
+        position += 2 if text[position : position + 2] == b"\r\n" else 1
+    return count
+
+
+def records_answers(
+    data: np.ndarray,
+    starts: np.ndarray,
+    ends: np.ndarray,
+    result: np.ndarray,
+    delimiter: int,
+    out: np.ndarray,
+) -> int:
+    """Lines of CSV or TSV: each record data[starts[i]:ends[i]] as it is, then
+    its answers from result[i] (1 for P, else N; then each move, an empty
+    field where it is negative), each after the delimiter, then LF. Returns
+    the bytes written to out, or -1 where the bounds are not within data or
+    out holds less than the records' bytes and 3 + 20 * (result.shape[1] - 1)
+    a row."""
+    rows, width = result.shape
+    if len(starts) != rows or len(ends) != rows or width < 1:
+        return -1
+    text, separator, lines, need = bytes(data), bytes([delimiter]), [], 0
+    for i in range(rows):
+        first, last = int(starts[i]), int(ends[i])
+        if not 0 <= first <= last <= len(text):
+            return -1
+        need += last - first + 3 + 20 * (width - 1)
+        answers = [b"P" if result[i, 0] == 1 else b"N"]
+        answers += [b"%d" % t if t >= 0 else b"" for t in result[i, 1:].tolist()]
+        lines.append(separator.join([text[first:last], *answers]) + b"\n")
+    if out.size < need:
+        return -1
+    made = b"".join(lines)
+    out[: len(made)] = np.frombuffer(made, dtype=np.uint8)
+    return len(made)
+
+
+_TOKEN = re.compile(rb'"|\r\n|\r|\n')  # what a scan looks at: quotes and line breaks
+
+
+def scan(data: np.ndarray, delimiter: int, last: bool) -> tuple[int, int, int, int]:
+    """One pass over text read so far (CSV or TSV): (cut, records, lines, bad).
+    cut: where its whole records end, after its last LF outside quotes (0:
+    none), or its end where it is `last` (the end of the text); records: the
+    records before the cut, blank lines not counted; lines: the line breaks
+    before it (LF, CR LF, a lone CR); bad: the first quote before it that
+    RFC 4180 does not allow (an opening quote starts a field or doubles a
+    quote, a closing one ends a field or is doubled), the text's length where
+    it is last and a quote is never closed, else -1."""
+    text = bytes(data)
+    allowed = (delimiter, 10, 13, 34)  # what may stand beside a quote
+    quoted, start, records_found, lines, bad = False, 0, 0, 0, -1
+    cut = (0, 0, 0)  # where, records, lines
+    for token in _TOKEN.finditer(text):
+        place = token.start()
+        if token.group() == _QUOTE:
+            beside = place + 1 if quoted else place - 1
+            if bad < 0 and 0 <= beside < len(text) and text[beside] not in allowed:
+                bad = place
+            quoted = not quoted
+            continue
+        lines += 1
+        if quoted:
+            continue
+        records_found += place > start  # else a blank line
+        start = token.end()
+        if token.group().endswith(b"\n"):
+            cut = (start, records_found, lines)
+    if last:
+        records_found += len(text) > start
+        if quoted and bad < 0:
+            bad = len(text)
+        cut = (len(text), records_found, lines)
+    if not (bad < cut[0] or (last and bad >= 0)):
+        bad = -1
+    return (*cut, bad)
