@@ -481,7 +481,7 @@ def test_peers_without_numba_is_a_usage_error(monkeypatch):
     monkeypatch.setitem(sys.modules, "numba", None)
     parser = argparse.ArgumentParser()
     add_arguments(parser)
-    with pytest.raises(fibnim._files.UsageError, match=r"pip install \"fibnim\[peers\]\""):
+    with pytest.raises(fibnim._errors.UsageError, match=r"pip install \"fibnim\[peers\]\""):
         main(parser.parse_args(["--quick", "--peers"]))
 
 

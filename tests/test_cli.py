@@ -620,10 +620,10 @@ def test_wythoff_plot_writes_a_picture_once(tmp_path):
 
 def test_summary_plot_draws_each_chunk(tmp_path, monkeypatch):
     pytest.importorskip("matplotlib")
-    from fibnim import cli
+    from fibnim import _run, cli
 
     drawn = {}
-    monkeypatch.setattr(cli, "save_figure", lambda figure, *rest: drawn.update(figure=figure))
+    monkeypatch.setattr(_run, "save_figure", lambda figure, *rest: drawn.update(figure=figure))
     positions = positions_for("wythoff", 5000)
     # small piles: many P-positions, so that the shares differ from chunk to chunk
     positions = positions % 40
@@ -702,15 +702,15 @@ def test_sizes_past_int64_and_past_the_free_memory_are_one_line(tmp_path):
     result = fibnim("classify", "--random", "99999999999999999999", "--game", "nim")
     assert result.returncode == 2
     assert "--random: 99999999999999999999 is past 2**63 - 1" in result.stderr
-    from fibnim import cli
+    from fibnim import _errors, _run
 
-    with pytest.raises(cli.UsageError, match=r"^--random: 3 chunks of 1 rows .* MB are free"):
-        cli._check_room(1, 10**12, 2, "--random")
-    cli._check_room(cli.default_chunk(2, 10**6), 10**6, 2, "--random")  # 48 MB: room
+    with pytest.raises(_errors.UsageError, match=r"^--random: 3 chunks of 1 rows .* MB are free"):
+        _run.check_room(1, 10**12, 2, "--random")
+    _run.check_room(_run.default_chunk(2, 10**6), 10**6, 2, "--random")  # 48 MB: room
 
 
 def test_the_default_chunk_is_bounded_by_bytes_down_to_one_row():
-    from fibnim.cli import IN_FLIGHT, default_chunk
+    from fibnim._run import IN_FLIGHT, default_chunk
 
     for piles in (2, 20_000, 10**8):
         chunk = default_chunk(2, piles)

@@ -17,7 +17,8 @@ import numpy as np
 import pytest
 
 from fibnim import GAMES, classify, cli
-from fibnim._files import UsageError, pile_columns
+from fibnim._errors import UsageError
+from fibnim._source import pile_columns
 
 pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")

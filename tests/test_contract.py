@@ -546,7 +546,7 @@ def test_a_memory_limit_ends_a_command_in_one_line_and_parquet_is_refused_below_
     tmp_path,
 ):
     pytest.importorskip("pyarrow")
-    from fibnim import _files
+    from fibnim import _arrow
 
     rows = np.random.default_rng(4).integers(0, 10**9, size=(200_000, 2))
     np.savetxt(tmp_path / "m.csv", rows, fmt="%d", delimiter=",", header="x,y", comments="")
@@ -567,7 +567,7 @@ def test_a_memory_limit_ends_a_command_in_one_line_and_parquet_is_refused_below_
             assert "Traceback" not in done.stderr and done.stderr.count("\n") <= 1, done.stderr
     done = run_fibnim(*commands[1], "--force", cwd=tmp_path, preexec_fn=limited(400))
     assert done.returncode == 2, done.stderr
-    assert f"pyarrow needs {_files.ARROW_FLOOR_MB} MB or more" in done.stderr
+    assert f"pyarrow needs {_arrow.ARROW_FLOOR_MB} MB or more" in done.stderr
     assert not (tmp_path / "o.parquet").exists()
 
 

@@ -16,7 +16,7 @@ import pytest
 from _support import run_fibnim as fibnim
 from _support import subprocess_env
 
-from fibnim import _backend, _files, _stop, classify, coding, fibonacci_nim, solvers
+from fibnim import _arrow, _backend, _errors, _npy, _stop, classify, coding, fibonacci_nim, solvers
 from fibnim._files import Sink
 
 POSIX = pytest.mark.skipif(os.name == "nt", reason="POSIX signals and resource limits")
@@ -308,14 +308,14 @@ def test_pyarrow_is_held_to_the_run_threads_and_under_a_limit_to_the_c_allocator
 
     before = (pa.cpu_count(), pa.io_thread_count(), pa.default_memory_pool())
     try:
-        _files.hold_arrow(3, "in.npy", "out.npy")  # pyarrow has no part in the run
+        _arrow.hold_arrow(3, "in.npy", "out.npy")  # pyarrow has no part in the run
         assert (pa.cpu_count(), pa.io_thread_count()) == before[:2]
-        _files.hold_arrow(3, "in.csv", None)
+        _arrow.hold_arrow(3, "in.csv", None)
         assert (pa.cpu_count(), pa.io_thread_count()) == (3, 3)
         assert pa.default_memory_pool().backend_name == before[2].backend_name
         limited = (600_000 << 10, resource.RLIM_INFINITY)
         monkeypatch.setattr(resource, "getrlimit", lambda what: limited)
-        _files.hold_arrow(1, None, "out.parquet")
+        _arrow.hold_arrow(1, None, "out.parquet")
         assert (pa.cpu_count(), pa.io_thread_count()) == (1, 1)
         assert pa.default_memory_pool().backend_name == "system"
     finally:
@@ -507,7 +507,6 @@ def test_an_npy_that_shrinks_while_it_is_read_never_kills_the_process(tmp_path):
 
 def test_an_unreadable_npy_says_so(tmp_path, monkeypatch):
     # it was "not a .npy file"; root reads any file, so the refusal is made here
-    from fibnim import _files
 
     np.save(tmp_path / "in.npy", np.zeros((3, 2), dtype=np.int64))
     real_open = open
@@ -518,8 +517,8 @@ def test_an_unreadable_npy_says_so(tmp_path, monkeypatch):
         return real_open(path, *arguments, **keywords)
 
     monkeypatch.setattr("builtins.open", refusing_open)
-    with pytest.raises(_files.DataError, match=r"in\.npy: cannot be read \(Permission denied\)"):
-        _files.NpySource(str(tmp_path / "in.npy"))
+    with pytest.raises(_errors.DataError, match=r"in\.npy: cannot be read \(Permission denied\)"):
+        _npy.NpySource(str(tmp_path / "in.npy"))
 
 
 # --- outputs that cannot clobber -------------------------------------------------------------

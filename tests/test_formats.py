@@ -276,19 +276,19 @@ TEXTS = [
 def test_pyarrow_blocks_of_any_size_give_the_own_readers_rows(tmp_path, monkeypatch, block, text):
     # pyarrow parses the file in blocks of whole records read on this thread;
     # a line longer than a read is joined from several
-    from fibnim import _delimited, _files
+    from fibnim import _delimited, _errors
 
     monkeypatch.setattr(_delimited, "BLOCK", block)
     (tmp_path / "in.csv").write_bytes(text)
 
     def read(no_arrow: str) -> tuple[list[tuple[int, list[list[int]]]], str | None]:
         monkeypatch.setenv("FIBNIM_NO_ARROW", no_arrow)
-        source = _files.TextSource(str(tmp_path / "in.csv"), ",")
+        source = _delimited.TextSource(str(tmp_path / "in.csv"), ",")
         chunks: list[tuple[int, list[list[int]]]] = []
         try:
             for start, rows, _ in source.chunks(2):
                 chunks.append((start, rows.tolist()))
-        except _files.DataError as error:
+        except _errors.DataError as error:
             return chunks, str(error)
         finally:
             source.close()

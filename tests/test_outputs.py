@@ -11,7 +11,8 @@ import sys
 import pytest
 from _support import subprocess_env
 
-from fibnim._files import AtomicFile, UsageError, output_is_stream
+from fibnim._errors import UsageError
+from fibnim._output import AtomicFile, output_is_stream
 
 POSIX = pytest.mark.skipif(os.name != "posix", reason="links and /proc are POSIX's")
 

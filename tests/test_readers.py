@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 from _support import subprocess_env
 
-from fibnim import _delimited, _files
+from fibnim import _delimited, _errors
 
 pytest.importorskip("pyarrow")
 
@@ -90,7 +90,7 @@ def _read(
             patch.setattr(sys, "stdin", stdin)
         got: list = []
         try:
-            source = _files.TextSource("-" if way == "stdin" else path, ",")
+            source = _delimited.TextSource("-" if way == "stdin" else path, ",")
             try:
                 got.append((source.columns, source.named))
                 source.pick = pick
@@ -111,7 +111,7 @@ def _read(
                     got.append((start, piles.tolist(), texts))
             finally:
                 source.close()
-        except (_files.DataError, _files.UsageError) as error:
+        except (_errors.DataError, _errors.UsageError) as error:
             message = str(error).replace("<stdin>", path)
             return got, message
     return got, None

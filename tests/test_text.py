@@ -260,7 +260,7 @@ def test_a_scan_cuts_counts_and_checks_alike_on_both_twins():
         assert found == pure(data, ord(","), last), (bytes(data), last)
         cut, count, lines, at = found
         text = bytes(data[:cut])
-        assert text.endswith(b"\n") or cut in (0, len(data)) and (last or cut == 0)
+        assert text.endswith(b"\n") or (cut in (0, len(data)) and (last or cut == 0))
         assert lines == text.count(b"\n") + text.count(b"\r") - text.count(b"\r\n")
         if at < 0 and cut:  # as Python's csv module reads the text (blank lines skipped)
             assert count == len(

@@ -19,15 +19,24 @@ record is a header unless its first field is an integer (or `header` says).
 
 from __future__ import annotations
 
+import contextlib
+import csv
+import io
+import itertools
 import re
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import IO, Any
+from typing import IO, Any, BinaryIO
 
 import numpy as np
 from numpy.typing import NDArray
 
 from fibnim import _backend
+from fibnim._arrow import answers_table, has_arrow, inputs_as_arrow, is_large, is_text, text_bytes
+from fibnim._errors import DataError, UsageError
+from fibnim._output import Output
+from fibnim._source import Chunk, Kept, PileNames, Records, Source, is_integer
 
 #: bytes read at a time; a block is cut after its last line break outside quotes
 BLOCK = 1 << 22
@@ -290,19 +299,6 @@ class Batch:
         return out
 
 
-@dataclass
-class Records:
-    """Rows as their text in the input, to pass through as they are: row i of
-    a piece (data, starts, ends) is data[starts[i]:ends[i]]."""
-
-    pieces: list[tuple[bytes, NDArray[np.int64], NDArray[np.int64]]]
-    rows: int
-
-    @staticmethod
-    def joined(parts: Sequence[Records]) -> Records:
-        return Records([p for part in parts for p in part.pieces], sum(p.rows for p in parts))
-
-
 WIDE = 10_000  # columns: past this, a text is split by `records`, not pyarrow
 
 
@@ -359,7 +355,7 @@ class Reader:
         `wanted` at least (None: all); TextError at a record of another width."""
         batch = self._arrow(block, skip, wanted) if self.arrow else self._own(block, skip)
         if (batch.rows if batch is not None else 0) != block.records - skip:
-            raise AssertionError(f"line {block.line}'s block: rows split and records counted differ")
+            raise AssertionError(f"line {block.line}'s block: its rows split and counted differ")
         return batch
 
     def _own(self, block: Block, skip: int) -> Batch | None:
@@ -424,15 +420,7 @@ class Reader:
         return Batch(block, columns, len(table), self.delimiter, skip)
 
 
-_INTEGER = re.compile(r"[ \t]*[+-]?[0-9]+[ \t]*")  # as text.parse_integers reads them
-
-
-def is_integer(text: str) -> bool:
-    """Whether text is a decimal integer, spaces and tabs around it allowed."""
-    return _INTEGER.fullmatch(text) is not None
-
-
-def piles(
+def pile_values(
     batch: Batch, pick: Sequence[int], names: Sequence[str] | None = None
 ) -> NDArray[np.int64]:
     """The columns `pick` of a batch as pile values (int64, (rows, len(pick)));
@@ -468,3 +456,327 @@ def _not_a_pile(field: bytes | None) -> str:
         return f"{size} is negative" if negative else f"{size} is too large for int64"
     value = int(text)
     return f"{value} is negative" if value < 0 else f"{value} is too large for int64"
+
+
+class TextSource(Source):
+    """CSV or TSV, streamed (see fibnim._delimited: one reader, by pyarrow's
+    parser where it may be used, else by fibnim's own, alike in rows and
+    errors), from a path or from stdin ("-"). The columns that are not
+    piles are kept as their text."""
+
+    def __init__(self, path: str, delimiter: str, header: bool | None = None) -> None:
+        self.path = path
+        self.name = "<stdin>" if path == "-" else path
+        self.delimiter = delimiter
+        if path == "-":
+            if sys.stdin is None:
+                raise UsageError("-: standard input is closed")
+            # its descriptor, read by one system call at a time: a buffered
+            # reader may hold bytes that a wait on the descriptor cannot see
+            self.file: BinaryIO = getattr(sys.stdin.buffer, "raw", sys.stdin.buffer)
+        else:
+            try:
+                self.file = open(path, "rb")
+            except FileNotFoundError:
+                raise UsageError(f"{path}: no such file") from None
+            except OSError as error:  # no permission, a directory, an I/O error
+                raise DataError(f"{path}: cannot be read ({error.strerror or error})") from None
+        try:
+            with self._naming():
+                self.reader = Reader(self.file, delimiter, header, has_arrow())
+        except BaseException:
+            self.close()
+            raise
+        if not self.reader.width:
+            self.close()
+            raise DataError(f"{self.name}: is empty (not even a header)")
+        self.named = self.reader.names is not None
+        self.columns = self.reader.names or PileNames(self.reader.width)
+        self.width = self.reader.width
+        #: the rows go on as their text (`Records`), not column by column: set
+        #: where the output is text of the same delimiter
+        self.records = False
+
+    def watch(self, wait: Callable[[Any], None]) -> None:
+        self.reader.before_read = lambda: wait(self.file)
+
+    @contextlib.contextmanager
+    def _naming(self) -> Iterator[None]:
+        """A TextError as a DataError naming the file and the line."""
+        try:
+            yield
+        except TextError as error:
+            raise DataError(f"{self.name}:{error.line}: {error}") from None
+
+    def chunks(self, size: int) -> Iterator[Chunk]:
+        for first, blocks in self.parts(size):
+            yield self.chunk(first, blocks)
+
+    def parts(self, size: int) -> Iterator[tuple[int, list[tuple[Block, int]]]]:
+        """The text in parts of about `size` rows, each as its first row and its
+        blocks (with the records each passes over), read and checked in order
+        here; each made a chunk by `chunk`, on any thread."""
+        first, blocks, rows = 0, [], 0
+        with self._naming():
+            for block, skip in self.reader.blocks():
+                blocks.append((block, skip))
+                rows += block.records - skip
+                if rows >= size:
+                    yield first, blocks
+                    first, blocks, rows = first + rows, [], 0
+        if rows:  # else blank lines, or a header, alone
+            yield first, blocks
+
+    def chunk(self, first: int, blocks: list[tuple[Block, int]]) -> Chunk:
+        """A part's rows (some) split into fields, its piles made values."""
+        piles, kept = [], []
+        with self._naming():
+            for block, skip in blocks:
+                # rows passed through as their text need their piles' fields alone
+                batch = self.reader.split(block, skip, self.pick if self.records else None)
+                if batch is not None:
+                    values, texts = self._values(batch)
+                    piles.append(values)
+                    kept.append(texts)
+        return self._chunk(first, piles, kept)
+
+    def _values(self, batch: Batch) -> tuple[NDArray[np.int64], Any]:
+        """A batch's piles as values, and its other columns' text (--columns),
+        or its rows' (`records`)."""
+        names = self.columns if self.named else None
+        if self.records:
+            return pile_values(batch, self.pick or range(self.width), names), batch.records()
+        if self.pick is None:
+            return pile_values(batch, range(self.width), names), []
+        piles = set(self.pick)
+        texts = [None if j in piles else batch.text(j) for j in range(self.width)]
+        return pile_values(batch, self.pick, names), texts
+
+    def _chunk(self, first: int, piles: list[NDArray[np.int64]], kept: list[Any]) -> Chunk:
+        block = piles[0] if len(piles) == 1 else np.concatenate(piles)
+        if self.records:
+            return first, block, Records.joined(kept)
+        if self.pick is None:
+            return first, block, None
+        columns: list[Any] = []
+        place = {j: i for i, j in enumerate(self.pick)}
+        for j in range(self.width):
+            if j in place:
+                columns.append(block[:, place[j]])
+            elif isinstance(kept[0][j], np.ndarray):
+                columns.append(np.concatenate([texts[j] for texts in kept]))
+            else:
+                import pyarrow as pa
+
+                columns.append(pa.concat_arrays([texts[j] for texts in kept]))
+        return first, block, columns
+
+    def close(self) -> None:
+        if self.path != "-":  # stdin stays open
+            self.file.close()
+
+
+def passed_through(
+    records: Records, result: NDArray[np.int64], delimiter: str
+) -> NDArray[np.uint8]:
+    """Each row's text as it came, then its answers: is_p (P or N) and the
+    moves (an empty field where there is none)."""
+    kernel = _backend.kernels("text").records_answers
+    result = np.ascontiguousarray(result, dtype=np.int64)
+    width = result.shape[1]
+    room = records.rows * (3 + 20 * (width - 1))
+    room += sum(int(ends.sum() - starts.sum()) for _, starts, ends in records.pieces)
+    out = np.empty(room, dtype=np.uint8)
+    row = written = 0
+    for data, starts, ends in records.pieces:
+        rows = len(starts)
+        done = kernel(
+            np.frombuffer(data, dtype=np.uint8), starts, ends, result[row : row + rows],
+            ord(delimiter), out[written:],
+        )  # fmt: skip
+        if done < 0:
+            raise AssertionError("records beyond their text, or more answers than rows")
+        row, written = row + rows, written + done
+    if row != len(result):
+        raise AssertionError(f"{row} records for {len(result)} rows of answers")
+    return out[:written]
+
+
+def csv_lines(table: Any, delimiter: str) -> Any:
+    """An Arrow table's rows as CSV lines, each field as pyarrow's CSV writer
+    renders it (null as an empty field, the empty text as ""), and a field that
+    holds the delimiter, a quote or a line break (CR too) quoted with its quotes
+    doubled (RFC 4180;
+    Python's csv module leaves a lone CR bare, which its own reader then takes
+    for a line's end).
+
+    pyarrow's writer quotes every text field or none, so it writes the columns
+    that need no quotes, and one pass of the text kernel puts the others
+    among its fields (fibnim_c/text.pxi). A Python loop over the rows took
+    2.5-5x the time of unquoted text; Arrow's casts of every column to text
+    and its joins, 2x; its `take` of the pieces, 1.4x."""
+    special = [_special_bytes(column, delimiter) for column in table.columns]
+    quoted = [j for j, found in enumerate(special) if found]
+    plain = table.select([j for j in range(table.num_columns) if not special[j]])
+    written = _arrow_csv(plain, delimiter)
+    if not quoted or not len(table):
+        return written
+    m = len(table)
+    parts = [text_bytes(table.column(j)) for j in quoted]
+    present = np.empty((len(quoted), m), dtype=np.uint8)
+    for t, j in enumerate(quoted):
+        column = table.column(j)
+        present[t] = column.is_valid().to_numpy(zero_copy_only=False) if column.null_count else 1
+    bounds = np.empty((len(quoted), m + 1), dtype=np.int64)
+    base = 0
+    for t, (offsets, text) in enumerate(parts):
+        np.add(offsets, base, out=bounds[t])
+        base += len(text)
+    data = parts[0][1] if len(parts) == 1 else np.concatenate([text for _, text in parts])
+    before = np.array([j - t for t, j in enumerate(quoted)], dtype=np.int64)
+    lines = np.frombuffer(written, dtype=np.uint8)
+    out = np.empty(len(lines) + 2 * len(data) + 3 * m * len(quoted), dtype=np.uint8)
+    kernel = _backend.kernels("text").csv_interleave
+    done = kernel(lines, m, plain.num_columns, before, bounds, data, present, ord(delimiter), out)
+    if done < 0:  # the plain columns' text holds no delimiter and no line break
+        raise AssertionError("pyarrow's CSV writer wrote other lines than its rows")
+    return out[:done]
+
+
+#: the delimiters that pyarrow's text of a number, a date or a time can hold
+_IN_RENDERED_VALUES = frozenset(".-+: /")
+
+
+def _arrow_csv(table: Any, delimiter: str) -> Any:
+    """A table's rows as pyarrow's CSV writer writes them, unquoted."""
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    options = pacsv.WriteOptions(include_header=False, delimiter=delimiter, quoting_style="none")
+    buffer = pa.BufferOutputStream()
+    pacsv.write_csv(table, buffer, write_options=options)
+    return buffer.getvalue()
+
+
+def _special_bytes(text: Any, delimiter: str) -> list[str]:
+    """The characters that CSV must quote (the delimiter, a quote, CR, LF) that
+    a text column holds, its bytes searched at memchr's speed; and '""' where
+    it holds the empty text (which is written so, apart from a missing value)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if is_text(text.type) and pc.any(pc.equal(pc.binary_length(text), 0)).as_py():
+        return ['""']
+
+    if not is_text(text.type):
+        if pa.types.is_dictionary(text.type) or pa.types.is_string_view(text.type):
+            text = text.cast(pa.large_string())
+        elif delimiter in _IN_RENDERED_VALUES:  # 1.5 holds ".", 2024-01-01 "-"
+            text = text.cast(pa.large_string())
+        else:
+            return []  # numbers, dates, booleans: no text of their own that needs quotes
+    chunks = text.chunks if hasattr(text, "chunks") else [text]
+    found: set[str] = set()
+    for chunk in chunks:
+        if len(chunk):
+            width = np.int64 if is_large(chunk.type) else np.int32
+            offsets = np.frombuffer(chunk.buffers()[1], dtype=width)[chunk.offset :]
+            data = bytes(memoryview(chunk.buffers()[2])[offsets[0] : offsets[len(chunk)]])
+            found.update(c for c in (delimiter, '"', "\r", "\n") if c.encode() in data)
+    return sorted(found)
+
+
+class TextWriter:
+    """Results as CSV or TSV: a header of the output's names, then each row:
+    where its input was text of this delimiter, the row as it came (`Records`),
+    else the input's columns (the piles, or every column where --columns chose
+    the piles) field by field; then is_p (P or N) and the moves (an empty
+    field where there is none)."""
+
+    def __init__(self, output: Output, delimiter: str, text_delimiter: str | None) -> None:
+        self.output = output
+        self.delimiter = delimiter
+        self.records = text_delimiter == delimiter
+        # a text that pyarrow did not split (a wide one) is not written by it
+        # either: its writer's cost grows with the columns as its reader's does
+        wide = text_delimiter is not None and len(output.columns) > WIDE
+        self.arrow = has_arrow() and not wide
+
+    def start(self) -> None:
+        # quoted only where a name needs it, on both paths; a piece at a
+        # time, as a header may name millions of columns
+        names, between = self.output.names(), ""
+        while piece := list(itertools.islice(names, 1 << 16)):
+            line = io.StringIO()
+            csv.writer(line, delimiter=self.delimiter, lineterminator="").writerow(piece)
+            self.output.stream.write((between + line.getvalue()).encode())
+            between = self.delimiter
+        self.output.stream.write(b"\n")
+
+    def write(
+        self, positions: Any, result: NDArray[np.int64], kept: Kept, text: Any, first: int
+    ) -> None:
+        self.output.stream.write(text if text is not None else self.text(positions, result, kept))
+
+    def text(self, positions: NDArray[Any], result: NDArray[np.int64], kept: Kept) -> Any:
+        """The rows as bytes. A field that holds the delimiter, a quote or a line
+        break is quoted (RFC 4180), alike with and without pyarrow. Safe from any
+        thread: classify's tasks make their own."""
+        if isinstance(kept, Records):
+            return passed_through(kept, result, self.delimiter)
+        if self.arrow:
+            if kept is not None:
+                self._check_flat(kept)
+            table = answers_table(result, inputs_as_arrow(positions, kept), self.output, False)
+            return csv_lines(table, self.delimiter)
+        d = self.delimiter
+        if kept is None:
+            # One format for the whole chunk: the outcome as a character code
+            # (%c), and then a P-position's moves, all -1 (and only theirs:
+            # piles and an N-position's moves are >= 0), as empty cells.
+            m, k = positions.shape
+            cells = np.empty((m, 1 + 2 * k), dtype=np.int64)
+            cells[:, :k] = positions
+            cells[:, k] = np.where(result[:, 0] == 1, ord("P"), ord("N"))
+            cells[:, k + 1 :] = result[:, 1:]
+            line = d.join(["%d"] * k + ["%c"] + ["%d"] * k) + "\n"
+            text = (line * m) % tuple(cells.ravel().tolist())
+            return text.replace(f"{d}P{f'{d}-1' * k}\n", f"{d}P{d * k}\n").encode()
+        self._check_flat(kept)
+        special = re.compile(f'[{re.escape(d)}"\r\n]')
+
+        def field(value: Any) -> str:
+            if value is None:
+                return ""  # missing
+            text = str(value)
+            if special.search(text) or not text:  # the empty text as "", apart from missing
+                return f'"{text.replace(chr(34), 2 * chr(34))}"'
+            return text
+
+        inputs = [c.to_pylist() if hasattr(c, "to_pylist") else c.tolist() for c in kept]
+        outcome = np.where(result[:, 0] == 1, "P", "N").tolist()
+        lines = []
+        for i, targets in enumerate(result[:, 1:].tolist()):
+            answers = [outcome[i], *("" if t < 0 else str(t) for t in targets)]
+            lines.append(d.join([*(field(c[i]) for c in inputs), *answers]) + "\n")
+        return "".join(lines).encode()
+
+    def _check_flat(self, kept: list[Any]) -> None:
+        """A column that CSV cannot hold (a list, a struct, a map) refused, naming
+        it and the input, before any of its rows is written."""
+        import pyarrow as pa
+
+        for name, column in zip(self.output.columns, kept, strict=True):
+            kind = getattr(column, "type", None)
+            if kind is not None and pa.types.is_nested(kind):
+                raise DataError(
+                    f"{self.output.source}: column {name!r} holds {kind}, which "
+                    f"{self.output.path} (CSV or TSV) cannot hold; write parquet, or drop "
+                    "the column first"
+                )
+
+    def finish(self, written: int) -> None:
+        pass
+
+    def abort(self) -> None:
+        pass

@@ -21,6 +21,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from fibnim import _labelled
+from fibnim._arrow import int64_array
 
 INT64_MAX = 2**63 - 1
 
@@ -164,8 +165,6 @@ def _answers(result: NDArray[np.int64], hole: NDArray[np.bool_]) -> Any:
     numpy loads pandas first."""
     import pyarrow as pa
 
-    from fibnim._files import _int64_array
-
     m, k = len(result), result.shape[1] - 1
 
     def bits(mask: NDArray[np.bool_]) -> Any:
@@ -179,7 +178,7 @@ def _answers(result: NDArray[np.int64], hole: NDArray[np.bool_]) -> Any:
     ]
     for j in range(k):  # the moves, made as the file outputs make them
         moves = result[:, 1 + j]
-        arrays.append(_int64_array(moves, valid & (moves >= 0)))
+        arrays.append(int64_array(moves, valid & (moves >= 0)))
     return pa.Table.from_arrays(arrays, names=answer_names(k))
 
 

@@ -38,7 +38,9 @@ from numpy.typing import NDArray
 from fibnim import _backend, _stop
 from fibnim._apply import CHUNK, overlap, result_array
 from fibnim._checks import NONNEGATIVE, Bound, check_int, integers, refuse
-from fibnim._files import AtomicFile, UsageError, bytes_left, output_is_stream
+from fibnim._errors import UsageError
+from fibnim._npy import bytes_left
+from fibnim._output import AtomicFile, output_is_stream
 
 __all__ = [
     "CODEWORD_MAX",

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from fibnim import _backend
-from fibnim._files import UsageError
+from fibnim._errors import UsageError
 from fibnim.bench import report, run
 from fibnim.bench.suite import CASES
 
