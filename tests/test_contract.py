@@ -556,7 +556,7 @@ def test_a_memory_limit_ends_a_command_in_one_line_and_parquet_is_refused_below_
         ["classify", "m.csv", "-o", "o.parquet", "--game", "wythoff"],
         ["classify", "m.csv", "-o", "o.csv", "--game", "wythoff"],
     ]
-    for megabytes in (150, 250, 400):
+    for megabytes in (120, 150, 250, 400):
         for arguments in commands:
             done = run_fibnim(
                 *arguments, "-q", "--force", cwd=tmp_path, preexec_fn=limited(megabytes)
@@ -569,6 +569,38 @@ def test_a_memory_limit_ends_a_command_in_one_line_and_parquet_is_refused_below_
     assert done.returncode == 2, done.stderr
     assert f"pyarrow needs {_arrow.ARROW_FLOOR_MB} MB or more" in done.stderr
     assert not (tmp_path / "o.parquet").exists()
+
+
+@pytest.mark.parametrize("where", ["result", "report"])
+def test_a_worker_thread_that_dies_outside_its_chunk_ends_the_run_in_one_line(tmp_path, where):
+    # What a memory limit did by chance: a MemoryError in the pool's own loop
+    # (handing over a chunk's result) leaves that chunk never done, and one in
+    # the report of it ends the thread with a traceback. Made certain here.
+    np.save(tmp_path / "in.npy", np.arange(40_000).reshape(-1, 2))
+    failing = (
+        "concurrent.futures.Future.set_result = failed"
+        if where == "result"
+        else "concurrent.futures.Future.set_result = failed; logging.Logger.critical = failed"
+    )
+    program = (
+        "import concurrent.futures, logging, sys\n"
+        "def failed(*arguments, **keywords): raise MemoryError\n"
+        f"{failing}\n"
+        "from fibnim.cli import main\n"
+        "sys.exit(main(sys.argv[1:]))\n"
+    )
+    options = ("--game", "wythoff", "-q", "--chunk", "4096")
+    done = subprocess.run(
+        [sys.executable, "-c", program, *("classify", "in.npy", "-o", "out.npy"), *options],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=subprocess_env(),
+        timeout=120,
+    )
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.startswith("fibnim: out of memory") and done.stderr.count("\n") == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.npy"]
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="ulimit -f as Linux counts it")

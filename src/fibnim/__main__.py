@@ -11,25 +11,40 @@ import os
 import signal
 import sys
 
-from fibnim._stop import Signalled, held_signals, one_line, out_of_memory, raise_on_signals
+from fibnim._stop import (
+    Signalled,
+    address_space_limit,
+    held_signals,
+    one_line,
+    out_of_memory,
+    raise_on_signals,
+)
 
 
 def main() -> int:
     raise_on_signals()
+    # fibnim does no linear algebra: numpy's BLAS need not start a thread per
+    # core at import, which under a low ulimit -v failed and printed its own lines
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     if sys.stderr is None:  # started with stderr closed: its one line has nowhere to go
         sys.stderr = open(os.devnull, "w")
+    starting = True
     try:
         # a signal halfway through an import leaves a module half made, and the
         # import machinery words it as an error of its own (an ImportError, a
         # RuntimeError from __set_name__): it is held until the imports are done
         with held_signals():
             from fibnim.cli import main as command
+        starting = False
         return command()
     except Signalled as stop:
         print(f"fibnim: stopped by {stop}", file=sys.stderr)
         return 128 + stop.number
     except Exception as error:
-        if out_of_memory(error):  # at an import, say: cli.main says it for the rest
+        # an allocation that fails inside an import may surface as any error of
+        # a module half made (numpy's AttributeError, CPython's SystemError)
+        half_made = starting and address_space_limit() is not None
+        if out_of_memory(error) or (half_made and not isinstance(error, ImportError)):
             detail = one_line(error)
             print(
                 f"fibnim: out of memory while starting ({detail}): free memory, or raise "

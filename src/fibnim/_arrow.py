@@ -4,6 +4,7 @@ detour through pandas that pyarrow's own conversions take)."""
 
 from __future__ import annotations
 
+import importlib.util
 import io
 import itertools
 import json
@@ -73,7 +74,9 @@ def hold_arrow(threads: int, *paths: str | None) -> None:
     if all(path is None or kind_of(path) == ".npy" for path in paths):
         return
     limit = _stop.address_space_limit()
-    if limit is not None and limit < ARROW_FLOOR_MB and has_arrow():
+    # looked for, not loaded: loading it starts its allocator's thread, which
+    # under a low limit failed, printed, and ended the process by SIGSEGV
+    if limit is not None and limit < ARROW_FLOOR_MB and importlib.util.find_spec("pyarrow"):
         parquet = [path for path in paths if path and kind_of(path) == ".parquet"]
         if parquet:
             raise UsageError(

@@ -9,6 +9,7 @@ import argparse
 import concurrent.futures
 import contextlib
 import json
+import logging
 import os
 import select
 import signal
@@ -259,9 +260,33 @@ class Signals:
         # (a signal given to a worker thread interrupts no wait of the main one)
         self.wakeup: tuple[int, int] | None = None
         self.old_wakeup = -1
+        # an error that ended a worker thread outside any task (a MemoryError
+        # in the pool's own loop or in its report of one): raised by check(),
+        # since the chunk that thread held would otherwise never be done
+        self.failure: BaseException | None = None
+        self.hooks: tuple[Any, Any] | None = None
+        self.pool_log = _PoolLog(self._fail)
+
+    def _fail(self, error: BaseException | None) -> None:
+        # no allocation here: under a memory limit this runs where one just failed
+        if error is not None and self.failure is None:
+            self.failure = error
+        self.stop.set()
+
+    def _unraisable(self, hook: Any) -> None:
+        # a thread whose report of its own error failed for want of memory; a
+        # finalizer's error is printed as ever
+        if isinstance(hook.exc_value, MemoryError):
+            self._fail(hook.exc_value)
+        elif self.hooks is not None:
+            self.hooks[1](hook)
 
     def __enter__(self) -> Signals:
         if threading.current_thread() is threading.main_thread():
+            self.hooks = (threading.excepthook, sys.unraisablehook)
+            threading.excepthook = lambda hook: self._fail(hook.exc_value)
+            sys.unraisablehook = self._unraisable
+            self.pool_log.attach()
             for number in (signal.SIGINT, signal.SIGTERM):
                 self.previous[number] = signal.signal(number, self._note)
             if os.name == "posix":
@@ -319,6 +344,10 @@ class Signals:
 
     def __exit__(self, *exception: object) -> None:
         self.stop.set()
+        if self.hooks is not None:
+            threading.excepthook, sys.unraisablehook = self.hooks
+            self.pool_log.detach()
+            self.hooks = None
         for number, handler in self.previous.items():
             signal.signal(number, handler)
         if self.wakeup is not None:
@@ -328,9 +357,35 @@ class Signals:
             self.wakeup = None
 
     def check(self) -> None:
-        """Raise Signalled if a signal came."""
+        """Raise Signalled if a signal came, or the error that ended a worker thread."""
         if self.number is not None:
             raise _stop.Signalled(self.number)
+        if self.failure is not None:
+            raise self.failure
+
+
+class _PoolLog(logging.Handler):
+    """Where concurrent.futures reports an error that ended one of its worker
+    threads (its 'Exception in worker' with a traceback): handed to the run,
+    which ends with it in one line, rather than printed."""
+
+    def __init__(self, fail: Callable[[BaseException | None], None]) -> None:
+        super().__init__()
+        self.fail = fail
+        self.logger = logging.getLogger("concurrent.futures")
+        self.propagate = True
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.fail(record.exc_info[1] if record.exc_info else None)
+
+    def attach(self) -> None:
+        self.propagate = self.logger.propagate
+        self.logger.addHandler(self)
+        self.logger.propagate = False
+
+    def detach(self) -> None:
+        self.logger.removeHandler(self)
+        self.logger.propagate = self.propagate
 
 
 WAIT = 0.05  # seconds between looks at the signals while a chunk is computed

@@ -17,6 +17,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+try:  # loaded now: at a failed allocation, its import may fail too
+    import resource
+except ImportError:  # Windows
+    resource = None  # type: ignore[assignment]
+
 
 class Stopped(Exception):
     """The work was asked to stop (its result would be thrown away)."""
@@ -100,9 +105,7 @@ def check() -> None:
 
 def address_space_limit() -> int | None:
     """This process's address-space limit in MB (ulimit -v), None where there is none."""
-    try:
-        import resource
-    except ImportError:  # Windows
+    if resource is None:
         return None
     soft = resource.getrlimit(resource.RLIMIT_AS)[0]
     return None if soft == resource.RLIM_INFINITY else soft >> 20
