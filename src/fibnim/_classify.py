@@ -20,6 +20,7 @@ array([[ 0, 11],
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol, overload
@@ -75,6 +76,13 @@ GameName = Literal[
 ]
 
 
+def column_list(names: Sequence[Any], shown: int = 12) -> str:
+    """An input's column names for a message: the first `shown` of a wide one,
+    and how many there are (a text of 400,000 columns named them all)."""
+    listing = ", ".join(map(str, itertools.islice(names, shown)))
+    return listing if len(names) <= shown else f"{listing}, ... ({len(names):,} columns)"
+
+
 @dataclass(frozen=True)
 class Game:
     """A game `classify` knows: its name, how many piles a position has (None:
@@ -95,7 +103,7 @@ class Game:
         named (an id column would be a pile, silently: "every column" is said
         with `option` '*'); a game of fixed piles takes exactly that many
         columns. ValueError, listing the columns and how to choose."""
-        listing = ", ".join(map(str, names))
+        listing = column_list(names)
         if self.piles is None:
             raise ValueError(
                 f"{where}: {self.name} takes any number of piles, and no column is taken for a "

@@ -133,15 +133,16 @@ def classify_dataset(arguments: argparse.Namespace, rules: Any) -> int:
     ]
     client = dask_client(arguments.dask) if arguments.dask else None
     start = time.perf_counter()
+    pool = ThreadPoolExecutor(max_workers=1) if client is None else None
     try:
-        with Signals() as signals:
+        with Signals(pool) as signals:
             if client is not None:
                 # one graph: each partition classified once
                 futures = client.compute(work)
                 _, rows, p_positions = [result_of(future, signals) for future in futures]
             else:
-                with ThreadPoolExecutor(max_workers=1) as pool:
-                    _, rows, p_positions = result_of(pool.submit(compute, *work), signals)
+                assert pool is not None
+                _, rows, p_positions = result_of(pool.submit(compute, *work), signals)
             signals.check()
             _replace_directory(temporary, target)
     except BaseException:

@@ -5,12 +5,13 @@ A run reads its text in blocks of whole records (`blocks`), each checked
 before it is split into fields: UTF-8, and quotes as RFC 4180 has them (a
 field that holds a quote, a delimiter or a line break is quoted whole, its
 quotes doubled; a quote anywhere else is refused). Text that passes has one
-split into fields, which pyarrow's CSV parser and fibnim's own (`records`)
-both make: pyarrow where it may be used, the own one otherwise. Neither hands
-over to the other mid-run; where pyarrow refuses a block, the own splitter
-reads that block again only to name the line at fault. A pile's field
-becomes its value by one rule (the `text.parse_integers` kernel), whichever
-split it.
+split into fields, which pyarrow's CSV parser and fibnim's own both make:
+pyarrow where it may be used, the own one otherwise. The own one splits a
+block at once: its records where the `text.records` kernel finds them, their
+fields at the delimiters outside quotes. Neither hands over to the other
+mid-run; where a block is refused, `records` reads it again, record by
+record, only to name the line at fault. A pile's field becomes its value by
+one rule (the `text.parse_integers` kernel), whichever split it.
 
 A field is kept as its text: an empty field is missing (null), a quoted
 empty one (`""`) is the empty string. Blank lines are skipped. The first
@@ -237,16 +238,60 @@ def records(block: Block, delimiter: str) -> Iterator[tuple[int, Fields, int, in
 
 
 @dataclass
+class Spans:
+    """A block's fields as places in its text: row r's field j is
+    data[starts[r, j]:ends[r, j]], inside its quotes where quoted[r, j] (its
+    quotes still doubled there); an empty field not quoted is missing."""
+
+    data: bytes
+    starts: NDArray[np.int64]
+    ends: NDArray[np.int64]
+    quoted: NDArray[np.bool_] | None  # None: the block has no quotes
+
+    def fields(self, pick: Sequence[int]) -> tuple[NDArray[np.int64], NDArray[np.uint8], int]:
+        """The fields of the columns `pick`, row by row, as `Batch.fields` gives
+        one column's: offsets, bytes, and the first missing one's place."""
+        starts, ends = self.starts[:, pick].ravel(), self.ends[:, pick].ravel()
+        lengths = ends - starts
+        offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=offsets[1:])
+        # each field's bytes moved from its place in the text to its offset (an
+        # index per byte: as narrow as the text allows)
+        index = np.int32 if len(self.data) < 1 << 31 else np.int64
+        moved = np.repeat((starts - offsets[:-1]).astype(index), lengths)
+        moved += np.arange(offsets[-1], dtype=index)
+        data = np.frombuffer(self.data, dtype=np.uint8)[moved]
+        empty = lengths == 0
+        if self.quoted is not None:
+            empty &= ~self.quoted[:, pick].ravel()  # "" is the empty text, not a missing value
+        missing = np.flatnonzero(empty)
+        return offsets, data, int(missing[0]) if len(missing) else len(lengths)
+
+    def text(self, column: int) -> list[bytes | None]:
+        """A column's fields, unquoted; None where one is missing."""
+        text = self.data
+        places = zip(self.starts[:, column].tolist(), self.ends[:, column].tolist(), strict=True)
+        if self.quoted is None:
+            return [text[start:end] or None for start, end in places]
+        return [
+            text[start:end].replace(b'""', b'"') if quoted else text[start:end] or None
+            for (start, end), quoted in zip(places, self.quoted[:, column].tolist(), strict=True)
+        ]
+
+
+@dataclass
 class Batch:
-    """One block's records, split into fields: `columns` (pyarrow's large
-    string arrays, or lists of a field's bytes, None where it is empty; None
-    for a column not split out), `rows` of them."""
+    """One block's records, split into fields: `columns`, pyarrow's large
+    string arrays (None for a column not split out) or, split by fibnim, the
+    fields' places in the text (`Spans`); `rows` of them."""
 
     block: Block
-    columns: list[Any]
+    columns: list[Any] | Spans
     rows: int
     delimiter: str
     skip: int = 0  # records of the block before the first row (a header)
+    #: each row's first byte and the byte after it, where the split found them
+    bounds: tuple[NDArray[np.int64], NDArray[np.int64]] | None = None
 
     def record(self, row: int) -> tuple[int, Fields]:
         """The line and fields of a row, counted from 0 in this batch."""
@@ -260,16 +305,8 @@ class Batch:
         """A column's fields as text: the offsets of each one's start (and the
         last one's end) in the bytes of them all, and the first row whose field
         is missing (rows: none is)."""
+        assert not isinstance(self.columns, Spans)  # see Spans.fields
         values = self.columns[column]
-        if isinstance(values, list):
-            lengths = np.fromiter(
-                (0 if v is None else len(v) for v in values), np.int64, len(values)
-            )
-            offsets = np.zeros(len(values) + 1, dtype=np.int64)
-            np.cumsum(lengths, out=offsets[1:])
-            data = np.frombuffer(b"".join(v for v in values if v is not None), dtype=np.uint8)
-            missing = next((r for r, v in enumerate(values) if v is None), self.rows)
-            return offsets, data, missing
         offsets = np.frombuffer(values.buffers()[1], dtype=np.int64)
         offsets = offsets[values.offset : values.offset + len(values) + 1]
         data = np.frombuffer(values.buffers()[2] or b"", dtype=np.uint8)
@@ -280,26 +317,21 @@ class Batch:
 
     def records(self) -> Records:
         """The batch's rows as their text in the block, line breaks left out."""
-        starts = np.empty(self.rows, dtype=np.int64)
-        ends = np.empty(self.rows, dtype=np.int64)
-        data = np.frombuffer(self.block.data, dtype=np.uint8)
-        found = _backend.kernels("text").records(data, self.skip, starts, ends)
-        if found != self.rows:  # one rule of what a record is, for both splits
-            raise AssertionError(f"{found} records found where {self.rows} rows were read")
+        starts, ends = self.bounds or record_bounds(self.block, self.skip, self.rows)
         return Records([(self.block.data, starts, ends)], self.rows)
 
     def text(self, column: int) -> Any:
         """A column as the output repeats it: pyarrow's array, or an object
-        array of str (None where the field is empty)."""
-        values = self.columns[column]
-        if not isinstance(values, list):
-            return values
-        out = np.empty(len(values), dtype=object)
-        out[:] = [None if v is None else v.decode("utf-8") for v in values]
+        array of str (None where the field is missing)."""
+        if not isinstance(self.columns, Spans):
+            return self.columns[column]
+        fields = self.columns.text(column)
+        out = np.empty(len(fields), dtype=object)
+        out[:] = [None if field is None else field.decode("utf-8") for field in fields]
         return out
 
 
-WIDE = 10_000  # columns: past this, a text is split by `records`, not pyarrow
+WIDE = 10_000  # columns: past this, a text is split by fibnim, not pyarrow
 
 
 class Reader:
@@ -307,7 +339,7 @@ class Reader:
     fields, or None), `width`, and its rows, in blocks of whole records
     (`blocks()`, each with the records to pass over: the header) that
     `split` makes batches of, on any thread. `arrow`: split by pyarrow's
-    parser (else by `records`)."""
+    parser (else by `_at_once`)."""
 
     def __init__(
         self, file: IO[bytes], delimiter: str, header: bool | None, arrow: bool,
@@ -353,27 +385,61 @@ class Reader:
     def split(self, block: Block, skip: int, wanted: Sequence[int] | None = None) -> Batch | None:
         """A block's rows split into fields (None: it has none), the columns
         `wanted` at least (None: all); TextError at a record of another width."""
-        batch = self._arrow(block, skip, wanted) if self.arrow else self._own(block, skip)
+        if self.arrow:
+            batch = self._arrow(block, skip, wanted)
+        elif (batch := self._at_once(block, skip)) is None and block.records > skip:
+            self._refuse(block, skip)
         if (batch.rows if batch is not None else 0) != block.records - skip:
             raise AssertionError(f"line {block.line}'s block: its rows split and counted differ")
         return batch
 
-    def _own(self, block: Block, skip: int) -> Batch | None:
-        """The block split by `records`; TextError at a record of another width."""
-        columns: list[list[bytes | None]] = [[] for _ in range(self.width)]
+    def _at_once(self, block: Block, skip: int) -> Batch | None:
+        """A block split at once: each record's fields lie between its
+        delimiters outside quotes. None where it has no rows, or where a
+        record is of another width (which `_refuse` then names)."""
+        rows = block.records - skip
+        if not rows:
+            return None
+        starts, ends = record_bounds(block, skip, rows)
+        raw = np.frombuffer(block.data, dtype=np.uint8)
+        separating = raw == ord(self.delimiter)
+        has_quotes = block.data.find(b'"') >= 0
+        if has_quotes:
+            # the block is checked: a delimiter after an odd number of quotes is
+            # inside a quoted field (a doubled quote keeps the count's parity)
+            separating &= (np.cumsum(raw == _QUOTE, dtype=np.uint8) & 1) == 0
+        delimiters = np.flatnonzero(separating)
+        between = self.width - 1
+        counted = np.searchsorted(delimiters, ends) - np.searchsorted(delimiters, starts)
+        if (counted != between).any():
+            return None
+        # the header's delimiters lie before the first row, and blank lines have none
+        first = int(np.searchsorted(delimiters, starts[0]))
+        inside = delimiters[first : first + rows * between].reshape(rows, between)
+        field_starts = np.empty((rows, self.width), dtype=np.int64)
+        field_ends = np.empty((rows, self.width), dtype=np.int64)
+        field_starts[:, 0], field_ends[:, -1] = starts, ends
+        np.add(inside, 1, out=field_starts[:, 1:])
+        field_ends[:, :-1] = inside
+        quoted = None
+        if has_quotes:  # a quoted field's text is inside its quotes
+            opening = raw[np.minimum(field_starts, len(raw) - 1)] == _QUOTE
+            quoted = (field_ends > field_starts) & opening
+            field_starts += quoted
+            field_ends -= quoted
+        columns = Spans(block.data, field_starts, field_ends, quoted)
+        return Batch(block, columns, rows, self.delimiter, skip, (starts, ends))
+
+    def _refuse(self, block: Block, skip: int) -> None:
+        """TextError at the block's first record of another width, if any."""
         found = records(block, self.delimiter)
         for _ in range(skip):
             next(found)
-        rows = 0
         for line, fields, start, end in found:
             if len(fields) != self.width:
                 text = block.data[start:end].rstrip(b"\r\n").decode("utf-8")
                 shown = text if len(text) <= 80 else f"{text[:60]}...({len(text):,} characters)"
                 raise TextError(line, f"{len(fields)} columns, expected {self.width}: {shown!r}")
-            for column, field in zip(columns, fields, strict=True):
-                column.append(field)
-            rows += 1
-        return Batch(block, columns, rows, self.delimiter, skip) if rows else None
 
     def _arrow(self, block: Block, skip: int, wanted: Sequence[int] | None) -> Batch | None:
         import pyarrow as pa
@@ -411,7 +477,7 @@ class Reader:
                 ),
             )
         except pa.ArrowInvalid as error:
-            self._own(block, skip)  # names the line, and says what is wrong there
+            self._refuse(block, skip)  # names the line, and says what is wrong there
             raise TextError(block.line, f"not read by pyarrow ({error})") from None
         columns = [
             table.column(name).combine_chunks() if name in table.column_names else None
@@ -420,24 +486,50 @@ class Reader:
         return Batch(block, columns, len(table), self.delimiter, skip)
 
 
+def record_bounds(
+    block: Block, skip: int, rows: int
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """Each record's first byte and the byte after it (line breaks left out),
+    the first `skip` passed over: the one rule of what a record is, for
+    every split."""
+    starts = np.empty(rows, dtype=np.int64)
+    ends = np.empty(rows, dtype=np.int64)
+    data = np.frombuffer(block.data, dtype=np.uint8)
+    found = _backend.kernels("text").records(data, skip, starts, ends)
+    if found != rows:
+        raise AssertionError(f"{found} records found where {rows} rows were read")
+    return starts, ends
+
+
 def pile_values(
     batch: Batch, pick: Sequence[int], names: Sequence[str] | None = None
 ) -> NDArray[np.int64]:
     """The columns `pick` of a batch as pile values (int64, (rows, len(pick)));
     TextError naming the line, the column (its number, and its name from
-    `names`, the header's) and why, at the first field that is not a
-    non-negative int64 or is missing."""
+    `names`, the header's) and why, at the first field (row by row, then
+    column by column) that is not a non-negative int64 or is missing."""
     kernel = _backend.kernels("text").parse_integers
     out = np.empty((batch.rows, len(pick)), dtype=np.int64)
-    values = np.empty(batch.rows, dtype=np.int64)
-    for place, j in enumerate(pick):
-        offsets, data, missing = batch.fields(j)
+    bad: tuple[int, int] | None = None  # the first refused field's row and place in pick
+    if isinstance(batch.columns, Spans):  # the columns at once, row by row
+        offsets, data, missing = batch.columns.fields(pick)
+        values = out.reshape(-1)
         done = min(kernel(offsets[: missing + 1], data, values[:missing]), missing)
-        if done < batch.rows:
-            line, fields = batch.record(done)
-            named = f" ({names[j]!r})" if names is not None else ""
-            raise TextError(line, f"column {j}{named}: {_not_a_pile(fields[j])}")
-        out[:, place] = values
+        if done < len(values):
+            bad = divmod(done, len(pick))
+    else:
+        values = np.empty(batch.rows, dtype=np.int64)
+        for place, j in enumerate(pick):
+            offsets, data, missing = batch.fields(j)
+            done = min(kernel(offsets[: missing + 1], data, values[:missing]), missing)
+            if done < batch.rows and (bad is None or done < bad[0]):
+                bad = done, place
+            out[:, place] = values
+    if bad is not None:
+        line, fields = batch.record(bad[0])
+        j = pick[bad[1]]
+        named = f" ({names[j]!r})" if names is not None else ""
+        raise TextError(line, f"column {j}{named}: {_not_a_pile(fields[j])}")
     return out
 
 
@@ -459,10 +551,11 @@ def _not_a_pile(field: bytes | None) -> str:
 
 
 class TextSource(Source):
-    """CSV or TSV, streamed (see fibnim._delimited: one reader, by pyarrow's
-    parser where it may be used, else by fibnim's own, alike in rows and
-    errors), from a path or from stdin ("-"). The columns that are not
-    piles are kept as their text."""
+    """CSV or TSV, streamed from a path or from stdin ("-") by one `Reader`
+    (split by pyarrow's parser where it may be used, else by fibnim's own,
+    alike in rows and errors). What it keeps besides the piles: each row's
+    text where the rows are passed through (`records`), else the text of
+    the columns that are not piles."""
 
     def __init__(self, path: str, delimiter: str, header: bool | None = None) -> None:
         self.path = path

@@ -29,7 +29,7 @@ from numpy.typing import NDArray
 import fibnim
 from fibnim import _backend, _stop
 from fibnim._arrow import hold_arrow
-from fibnim._classify import GameName, classify, random_positions
+from fibnim._classify import GameName, classify, column_list, random_positions
 from fibnim._delimited import TextSource
 from fibnim._errors import DataError, UsageError
 from fibnim._files import Sink, open_source
@@ -250,7 +250,10 @@ class Signals:
     noted, until more input came.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, pool: ThreadPoolExecutor | None = None) -> None:
+        #: the run's threads, shut down when it ends: after its work is told to
+        #: stop, and while an error that ends one of them is still noted here
+        self.pool = pool
         self.number: int | None = None
         self.previous: dict[int, Any] = {}
         self.stop = threading.Event()
@@ -344,6 +347,8 @@ class Signals:
 
     def __exit__(self, *exception: object) -> None:
         self.stop.set()
+        if self.pool is not None:
+            self.pool.shutdown(wait=True, cancel_futures=True)
         if self.hooks is not None:
             threading.excepthook, sys.unraisablehook = self.hooks
             self.pool_log.detach()
@@ -476,7 +481,7 @@ def classify_file(arguments: argparse.Namespace, rules: Any) -> int:
     chunks: list[tuple[int, int, float]] = []  # rows, P-positions, seconds
     pool = ThreadPoolExecutor(max_workers=arguments.threads) if client is None else None
     try:
-        with Signals() as signals:
+        with Signals(pool) as signals:
             # before each read that may wait: a signal raised in a finalizer is
             # lost, and one given to a worker thread interrupts no read
             source.watch(signals.wait_for)
@@ -500,8 +505,6 @@ def classify_file(arguments: argparse.Namespace, rules: Any) -> int:
             sink.abort()
         raise
     finally:
-        if pool is not None:
-            pool.shutdown(wait=True, cancel_futures=True)
         source.close()
         if bar is not None:
             bar.close()
@@ -613,7 +616,7 @@ def columns_hint(columns: Sequence[str] | None) -> str:
     names), and how to choose the piles."""
     if columns is None:
         return "; choose the pile columns by index with --columns (counted from 0)"
-    return f"; its columns are {', '.join(columns)}: choose the piles with --columns"
+    return f"; its columns are {column_list(columns)}: choose the piles with --columns"
 
 
 def _count(n: int, thing: str) -> str:
