@@ -33,7 +33,7 @@ cdef extern from "simd.h":
     Py_ssize_t fib_is_p_lanes "fibnim_fib_is_p_lanes"(
         const uint64_t* n, const uint64_t* r, uint8_t* out, Py_ssize_t count, uint64_t limit,
         const uint64_t* rows, int* any_unsure) noexcept nogil
-    const int ROWS_BY_BITS "FIBNIM_ROWS_BY_BITS"
+    const int ROWS_BY_ZEROS "FIBNIM_ROWS_BY_ZEROS"
     const int ROWS_BY_ARC "FIBNIM_ROWS_BY_ARC"
     const int ROWS "FIBNIM_ROWS"
 

@@ -126,12 +126,13 @@ cdef enum:
 # The same tables for the kernels of simd.h. For the vector ones, by row: by
 # the bit length b < 64 of a bound, top_index(2**(b-1)) and the next two
 # Fibonacci numbers; by j < 64, the arc's start and length. For the one-lane
-# one, side by side from ROWS_BY_BITS and ROWS_BY_ARC (simd.h).
+# one, side by side from ROWS_BY_ZEROS and ROWS_BY_ARC (simd.h).
 cdef uint64_t SIMD_ROWS[ROWS]
 for _bits in range(65):
-    SIMD_ROWS[ROWS_BY_BITS + 3 * _bits] = TOP_OF_BITS[_bits] + 1
-    SIMD_ROWS[ROWS_BY_BITS + 3 * _bits + 1] = NEXT_OF_BITS[_bits]
-    SIMD_ROWS[ROWS_BY_BITS + 3 * _bits + 2] = AFTER_OF_BITS[_bits]
+    SIMD_ROWS[ROWS_BY_ZEROS + 4 * (64 - _bits)] = TOP_OF_BITS[_bits] + 1
+    SIMD_ROWS[ROWS_BY_ZEROS + 4 * (64 - _bits) + 1] = NEXT_OF_BITS[_bits]
+    SIMD_ROWS[ROWS_BY_ZEROS + 4 * (64 - _bits) + 2] = AFTER_OF_BITS[_bits]
+    SIMD_ROWS[ROWS_BY_ZEROS + 4 * (64 - _bits) + 3] = 0
 for _j in range(96):
     SIMD_ROWS[ROWS_BY_ARC + 2 * _j] = ARC_START[_j]
     SIMD_ROWS[ROWS_BY_ARC + 2 * _j + 1] = ARC_LENGTH[_j]

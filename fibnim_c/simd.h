@@ -59,42 +59,65 @@ enum { FIBNIM_ARC_MARGIN = 8 };  /* see fibonacci_nim.pxi */
 #define FIBNIM_CARRY_WINDOW (1LL << 33)
 
 /* Where SIMD_ROWS (fibonacci_nim.pxi) keeps the tables of the one-lane arc
-   test: by the bit length b <= 64 of a bound, top_index(2**(b-1)) + 1 and the
-   two Fibonacci numbers after that top side by side; then by j < 96 the
-   arc's start and length side by side (each pair in one cache line). */
-enum { FIBNIM_ROWS_BY_BITS = 5 * 64, FIBNIM_ROWS_BY_ARC = 5 * 64 + 3 * 65,
-       FIBNIM_ROWS = 5 * 64 + 3 * 65 + 2 * 96 };
+   test: by the leading zeros z <= 64 of a bound (its bit length b = 64 - z),
+   top_index(2**(b-1)) + 1 and the two Fibonacci numbers after that top side
+   by side, in rows of four (a row's address is one shift of z); then by j <
+   96 the arc's start and length side by side (each pair in one cache line). */
+enum { FIBNIM_ROWS_BY_ZEROS = 5 * 64, FIBNIM_ROWS_BY_ARC = 5 * 64 + 4 * 65,
+       FIBNIM_ROWS = 5 * 64 + 4 * 65 + 2 * 96 };
 
-/* Fibonacci Nim's P-positions by the arc test of fibonacci_nim.pxi, one
-   position at a time: each look-up of a bound indexed by its bit length
+/* Fibonacci Nim's P-positions by the arc test of fibonacci_nim.pxi, in the
+   general registers: each look-up of a bound indexed by its leading zeros
    alone, not waiting for another, and one flag for the block (the values
-   or'ed together, the unsure ones) instead of a check and a mark per
-   position. Does all `count` (1 or 0 in out, whatever the flag); a value
-   above limit sets *any_unsure, and the caller's second pass finds it.
-   `fibnim bench` on an AMD EPYC (Zen 3), 10**7 positions: 4.5 ns a position
-   on avx2 (lzcnt), where the AVX2 loop of gathers it replaced took 5.8, and
-   5.4 on scalar (bsr), where the general Cython loop took 8.5. */
-#define FIBNIM_FIB_IS_P_LANES(bit_length_of) \
-    const uint64_t *by_bits = rows + FIBNIM_ROWS_BY_BITS, *arcs = rows + FIBNIM_ROWS_BY_ARC; \
-    uint64_t seen = 0; \
-    int unsure = 0; \
-    for (Py_ssize_t i = 0; i < count; i++) { \
-        uint64_t v = n[i], bound = r[i], low; \
-        seen |= v | bound; \
-        const uint64_t *row = by_bits + 3 * (bit_length_of(bound)); \
-        uint64_t j = row[0] + (bound >= row[1]) + (bound >= row[2]); \
-        uint64_t u = v * FIBNIM_PHI_HI + fibnim_mul128(v, FIBNIM_PHI_LO, &low) - arcs[2 * j]; \
-        uint64_t length = arcs[2 * j + 1]; \
-        unsure |= (u + FIBNIM_ARC_MARGIN < 2 * FIBNIM_ARC_MARGIN) \
-            | (u - length + FIBNIM_ARC_MARGIN < 2 * FIBNIM_ARC_MARGIN); \
-        out[i] = (uint8_t)(u < length); \
+   or'ed together, the nearest any answer came to an arc's end) instead of a
+   check and a mark per position. Four positions a step, each step done for
+   all four before the next, so that their chains of dependent loads (bound,
+   row, arc) overlap: on an Intel Xeon, avx2 (lzcnt), 10**7 positions, 3.4 to
+   3.6 ns a position where one at a time took 6.7 (and numba's loop, compiled
+   by LLVM, about 3.9), 33 instructions a position where it took 40. Does all
+   `count` (1 or 0 in out, whatever the flag); a value above limit sets
+   *any_unsure, and the caller's second pass finds it. */
+#define FIBNIM_ARC_STEP 4
+/* the arc's index j of a bound, and the answer of position `at` from its x */
+#define FIBNIM_ARC_INDEX(bound, leading_zeros_of) \
+    (by_zeros[4 * (leading_zeros_of(bound))] \
+     + ((bound) >= by_zeros[4 * (leading_zeros_of(bound)) + 1]) \
+     + ((bound) >= by_zeros[4 * (leading_zeros_of(bound)) + 2]))
+#define FIBNIM_ARC_ANSWER(x, j, at) do { \
+        uint64_t u = (x) - arcs[2 * (j)], length = arcs[2 * (j) + 1]; \
+        uint64_t start = u + FIBNIM_ARC_MARGIN, end = u - length + FIBNIM_ARC_MARGIN; \
+        nearest = nearest < start ? nearest : start; \
+        nearest = nearest < end ? nearest : end; \
+        out[at] = (uint8_t)(u < length); \
+    } while (0)
+#define FIBNIM_FIB_IS_P_LANES(leading_zeros_of) \
+    const uint64_t *by_zeros = rows + FIBNIM_ROWS_BY_ZEROS, *arcs = rows + FIBNIM_ROWS_BY_ARC; \
+    uint64_t seen = 0, nearest = UINT64_MAX, low; \
+    Py_ssize_t i = 0; \
+    for (; i + FIBNIM_ARC_STEP <= count; i += FIBNIM_ARC_STEP) { \
+        uint64_t v[FIBNIM_ARC_STEP], bound[FIBNIM_ARC_STEP], j[FIBNIM_ARC_STEP], x[FIBNIM_ARC_STEP]; \
+        for (int k = 0; k < FIBNIM_ARC_STEP; k++) { \
+            v[k] = n[i + k]; \
+            bound[k] = r[i + k]; \
+            seen |= v[k] | bound[k]; \
+        } \
+        for (int k = 0; k < FIBNIM_ARC_STEP; k++) j[k] = FIBNIM_ARC_INDEX(bound[k], leading_zeros_of); \
+        for (int k = 0; k < FIBNIM_ARC_STEP; k++) \
+            x[k] = v[k] * FIBNIM_PHI_HI + fibnim_mul128(v[k], FIBNIM_PHI_LO, &low); \
+        for (int k = 0; k < FIBNIM_ARC_STEP; k++) FIBNIM_ARC_ANSWER(x[k], j[k], i + k); \
     } \
-    *any_unsure |= unsure | (seen > limit); \
+    for (; i < count; i++) { \
+        uint64_t v = n[i], bound = r[i]; \
+        seen |= v | bound; \
+        FIBNIM_ARC_ANSWER(v * FIBNIM_PHI_HI + fibnim_mul128(v, FIBNIM_PHI_LO, &low), \
+                          FIBNIM_ARC_INDEX(bound, leading_zeros_of), i); \
+    } \
+    *any_unsure |= (nearest < 2 * FIBNIM_ARC_MARGIN) | (seen > limit); \
     return count;
 
 static Py_ssize_t fibnim_fib_is_p_lanes(const uint64_t *n, const uint64_t *r, uint8_t *out,
         Py_ssize_t count, uint64_t limit, const uint64_t *rows, int *any_unsure) {
-    FIBNIM_FIB_IS_P_LANES(fibnim_bit_length)
+    FIBNIM_FIB_IS_P_LANES(64 - fibnim_bit_length)
 }
 
 /* decode's nibble tables (vpshufb's and tbl's): the sum of f_j over the set bits j of
@@ -118,14 +141,38 @@ static Py_ssize_t fibnim_fib_is_p_lanes(const uint64_t *n, const uint64_t *r, ui
 #include <string.h>
 
 /* shared by the kernels of every vector path */
-/* Below 2**24 a double gives floor(m (phi - 1)) and the A/B test exactly: its
-   error in t = m (phi - 1) is below 2**-28, while t is at least 0.38 / m >
-   2**-26 from an integer, and frac((x + 1)(phi - 1)) as far from phi - 1 (the
-   golden ratio is the worst approximable number: m ||m phi|| > 0.38 for all
-   m >= 1). The move kernels take that path for a block whose piles are all
-   below it (one test); tests/test_parity.py checks every value below 2**24. */
-#define FIBNIM_SMALL (1LL << 24)
-#define FIBNIM_PHI_MINUS_1 0.6180339887498949
+/* The narrow path: for m < 2**32, floor(m (phi - 1)) and its fraction's top
+   64 bits (at most 2 below them) are exact from three 32 x 32-bit products,
+   m times the top 96 bits C of phi - 1 (PHI_HI and the high limb of PHI_LO),
+   where the full range takes five and may be left unsure. m C / 2**96 lies
+   below m (phi - 1) by less than m 2**-96 < 2**-64, while m (phi - 1) is at
+   least 0.38 / m > 2**-34 from an integer, and frac((x + 1)(phi - 1)) as far
+   from phi - 1 (the golden ratio is the worst approximable number: m ||m phi||
+   > 0.38 for all m >= 1): so the floor is exact, and x is an A-number iff the
+   fraction is below PHI_HI (x >= 1). With IFMA's 52-bit products the same
+   argument holds below 2**50 (simd_avx512.h). The Wythoff kernels take it
+   for a block whose multiplicands (x + 1 for the A-number test, a difference
+   of piles) are all below the path's width, by one test of the block, as
+   game-sized piles are. tools/narrow_check.c checks every m below 2**32 and
+   2**32 more below 2**50; tests/test_parity.py the kernels at the widths'
+   edges (F_k - 1, F_k, F_k + 1, each lane of a block over the width), every
+   value below 2**24, and random blocks. */
+#define FIBNIM_NARROW (1LL << 32)
+#define FIBNIM_NARROW_IFMA (1LL << 50)  /* with IFMA's 52-bit products: simd_avx512.h */
+/* the three limbs of C, high first */
+#define FIBNIM_C2 ((long long)(FIBNIM_PHI_HI >> 32))
+#define FIBNIM_C1 ((long long)(FIBNIM_PHI_HI & 0xffffffffULL))
+#define FIBNIM_C0 ((long long)(FIBNIM_PHI_LO >> 32))
+
+/* Whether a kernel writes `bytes` to out past the caches (non-temporal
+   stores, aligned to 64 bytes): for an output too large for them, so that
+   writing it does not first read it (np.add's floor does: 24 bytes a position
+   moved as 32). classify of Wythoff on 10**7 game-sized rows, Intel Xeon
+   (avx512ifma): 2.2 to 1.95 times np.add. */
+#define FIBNIM_STREAM_BYTES (1 << 20)
+static inline int fibnim_streams(const void *out, Py_ssize_t bytes) {
+    return bytes >= FIBNIM_STREAM_BYTES && (uintptr_t)out % 64 == 0;
+}
 
 /* decode's nibble tables for vpshufb */
 #define FIBNIM_NIBBLE_TABLE(f0, f1, f2, f3) _mm_setr_epi8(FIBNIM_NIBBLES(f0, f1, f2, f3))
@@ -143,6 +190,7 @@ typedef struct {
 #undef FIBNIM_PATH
 #undef FIBNIM_TARGET
 #undef FIBNIM_IFMA
+#undef FIBNIM_PATH_NARROW
 
 #define FIBNIM_PATH(name) fibnim_##name##_avx512
 #define FIBNIM_TARGET __attribute__((target("avx512f,avx512vl,avx512bw,avx512dq,avx512cd")))
@@ -151,6 +199,7 @@ typedef struct {
 #undef FIBNIM_PATH
 #undef FIBNIM_TARGET
 #undef FIBNIM_IFMA
+#undef FIBNIM_PATH_NARROW
 
 #include "simd_avx2.h"
 #include "coding_lanes.h"
@@ -185,11 +234,11 @@ __attribute__((target("popcnt"))) static uint64_t fibnim_count_codewords_popcnt(
 
 /* every processor with AVX2 has lzcnt: no branch for a zero, no wait for
    bsr's old destination */
-#define FIBNIM_LZCNT_BIT_LENGTH(x) (64 - (int)_lzcnt_u64(x))
+#define FIBNIM_LZCNT(x) _lzcnt_u64(x)
 __attribute__((target("lzcnt,bmi2"))) static Py_ssize_t fibnim_fib_is_p_lanes_lzcnt(
         const uint64_t *n, const uint64_t *r, uint8_t *out, Py_ssize_t count, uint64_t limit,
         const uint64_t *rows, int *any_unsure) {
-    FIBNIM_FIB_IS_P_LANES(FIBNIM_LZCNT_BIT_LENGTH)
+    FIBNIM_FIB_IS_P_LANES(FIBNIM_LZCNT)
 }
 
 #define FIBNIM_PATH_TABLE(suffix, needs) { #suffix, needs, \

@@ -155,25 +155,29 @@ FIBNIM_AVX2 static inline __m256d fibnim_to_double4(__m256i small) {
                          _mm256_castsi256_pd(two52));
 }
 
-FIBNIM_AVX2 static inline __m256i fibnim_to_integer4(__m256d whole) {  /* whole < 2**52 */
-    const __m256i two52 = _mm256_set1_epi64x(0x4330000000000000LL);
-    return _mm256_sub_epi64(_mm256_castpd_si256(_mm256_add_pd(whole, _mm256_castsi256_pd(two52))),
-                            two52);
+/* the narrow path of simd.h (FIBNIM_NARROW): floor(m (phi - 1)) for m <
+   2**32 and its fraction, exactly; and fibnim_lower4 for x + 1 < 2**32 */
+FIBNIM_AVX2 static inline __m256i fibnim_golden4_narrow(__m256i m, __m256i *fraction) {
+    __m256i middle = _mm256_add_epi64(_mm256_mul_epu32(m, _mm256_set1_epi64x(FIBNIM_C1)),
+        _mm256_srli_epi64(_mm256_mul_epu32(m, _mm256_set1_epi64x(FIBNIM_C0)), 32));
+    __m256i top = _mm256_add_epi64(_mm256_mul_epu32(m, _mm256_set1_epi64x(FIBNIM_C2)),
+                                   _mm256_srli_epi64(middle, 32));
+    /* (top << 32) | the low half of middle */
+    *fraction = _mm256_blend_epi32(_mm256_slli_epi64(top, 32), middle, 0x55);
+    return _mm256_srli_epi64(top, 32);
 }
 
-/* the small path of simd.h (FIBNIM_SMALL): floor(m (phi - 1)), and fibnim_lower4 */
-FIBNIM_AVX2 static inline __m256i fibnim_golden4_small(__m256i m) {
-    __m256d t = _mm256_mul_pd(fibnim_to_double4(m), _mm256_set1_pd(FIBNIM_PHI_MINUS_1));
-    return fibnim_to_integer4(_mm256_floor_pd(t));
+FIBNIM_AVX2 static inline __m256i fibnim_lower4_narrow(__m256i x, __m256i *below) {
+    const __m256i phi = fibnim_flip4(_mm256_set1_epi64x((long long)FIBNIM_PHI_HI));
+    __m256i fraction;
+    *below = fibnim_golden4_narrow(_mm256_add_epi64(x, _mm256_set1_epi64x(1)), &fraction);
+    return _mm256_cmpgt_epi64(phi, fibnim_flip4(fraction));
 }
 
-FIBNIM_AVX2 static inline __m256i fibnim_lower4_small(__m256i x, __m256i *below) {
-    __m256d t = _mm256_mul_pd(fibnim_to_double4(_mm256_add_epi64(x, _mm256_set1_epi64x(1))),
-                              _mm256_set1_pd(FIBNIM_PHI_MINUS_1));
-    __m256d whole = _mm256_floor_pd(t);
-    *below = fibnim_to_integer4(whole);
-    return _mm256_castpd_si256(_mm256_cmp_pd(_mm256_sub_pd(t, whole),
-                                             _mm256_set1_pd(FIBNIM_PHI_MINUS_1), _CMP_LT_OQ));
+/* whether a block takes the narrow path: its multiplicands all below
+   FIBNIM_NARROW, as are those or'ed together into `values` */
+FIBNIM_AVX2 static inline int fibnim_narrow4(__m256i values) {
+    return _mm256_testz_si256(values, _mm256_set1_epi64x(-FIBNIM_NARROW));
 }
 
 /* Each Wythoff kernel stops before a block with a value above limit, or one
@@ -184,7 +188,6 @@ FIBNIM_AVX2 static Py_ssize_t fibnim_is_safe4(
         const uint64_t *x, const uint64_t *y, uint8_t *out, Py_ssize_t n, uint64_t limit) {
     Py_ssize_t i = 0;
     const __m256i most = _mm256_set1_epi64x((long long)limit);
-    const __m256i largest_small = _mm256_set1_epi64x(FIBNIM_SMALL - 1);
     /* eight at a time, two independent chains of products for the two
        multiply ports, one test of each kind for both (an or of values is
        above limit or unsure if either is; the four-lane loop below settles
@@ -194,19 +197,27 @@ FIBNIM_AVX2 static Py_ssize_t fibnim_is_safe4(
         __m256i b0 = _mm256_loadu_si256((const __m256i *)(y + i));
         __m256i a1 = _mm256_loadu_si256((const __m256i *)(x + i + 4));
         __m256i b1 = _mm256_loadu_si256((const __m256i *)(y + i + 4));
-        if (fibnim_above4(_mm256_or_si256(a0, a1), _mm256_or_si256(b0, b1), most)) break;
-        __m256i swapped0 = _mm256_cmpgt_epi64(a0, b0), swapped1 = _mm256_cmpgt_epi64(a1, b1);
-        __m256i s0 = fibnim_blend4(a0, b0, swapped0), s1 = fibnim_blend4(a1, b1, swapped1);
-        __m256i d0 = fibnim_blend4(_mm256_sub_epi64(b0, a0), _mm256_sub_epi64(a0, b0), swapped0);
-        __m256i d1 = fibnim_blend4(_mm256_sub_epi64(b1, a1), _mm256_sub_epi64(a1, b1), swapped1);
-        __m256i fraction, unsure = _mm256_setzero_si256(), floor0, floor1;
-        if (fibnim_any4(_mm256_cmpgt_epi64(_mm256_or_si256(d0, d1), largest_small))) {
+        __m256i as = _mm256_or_si256(a0, a1), bs = _mm256_or_si256(b0, b1);
+        if (fibnim_above4(as, bs, most)) break;
+        __m256i s0, s1, d0, d1, fraction, floor0, floor1;
+        if (fibnim_narrow4(_mm256_or_si256(as, bs))) {
+            /* piles below 2**32: their 32-bit halves order them */
+            s0 = _mm256_min_epu32(a0, b0);
+            s1 = _mm256_min_epu32(a1, b1);
+            d0 = _mm256_sub_epi64(_mm256_max_epu32(a0, b0), s0);
+            d1 = _mm256_sub_epi64(_mm256_max_epu32(a1, b1), s1);
+            floor0 = fibnim_golden4_narrow(d0, &fraction);
+            floor1 = fibnim_golden4_narrow(d1, &fraction);
+        } else {
+            __m256i swapped0 = _mm256_cmpgt_epi64(a0, b0), swapped1 = _mm256_cmpgt_epi64(a1, b1);
+            __m256i unsure = _mm256_setzero_si256();
+            s0 = fibnim_blend4(a0, b0, swapped0);
+            s1 = fibnim_blend4(a1, b1, swapped1);
+            d0 = fibnim_blend4(_mm256_sub_epi64(b0, a0), _mm256_sub_epi64(a0, b0), swapped0);
+            d1 = fibnim_blend4(_mm256_sub_epi64(b1, a1), _mm256_sub_epi64(a1, b1), swapped1);
             floor0 = fibnim_golden4(d0, &fraction, &unsure);
             floor1 = fibnim_golden4(d1, &fraction, &unsure);
             if (!_mm256_testz_si256(unsure, unsure)) break;
-        } else {
-            floor0 = fibnim_golden4_small(d0);
-            floor1 = fibnim_golden4_small(d1);
         }
         fibnim_store_bools8(out + i, _mm256_cmpeq_epi64(s0, _mm256_add_epi64(d0, floor0)),
                             _mm256_cmpeq_epi64(s1, _mm256_add_epi64(d1, floor1)));
@@ -220,11 +231,11 @@ FIBNIM_AVX2 static Py_ssize_t fibnim_is_safe4(
         __m256i s = fibnim_blend4(a, b, swapped);
         __m256i d = fibnim_blend4(_mm256_sub_epi64(b, a), _mm256_sub_epi64(a, b), swapped);
         __m256i fraction, unsure = _mm256_setzero_si256(), floor;
-        if (fibnim_any4(_mm256_cmpgt_epi64(d, largest_small))) {
+        if (fibnim_narrow4(d)) {
+            floor = fibnim_golden4_narrow(d, &fraction);
+        } else {
             floor = fibnim_golden4(d, &fraction, &unsure);
             if (!_mm256_testz_si256(unsure, unsure)) break;
-        } else {
-            floor = fibnim_golden4_small(d);
         }
         fibnim_store_bools4(out + i, _mm256_cmpeq_epi64(s, _mm256_add_epi64(d, floor)));
     }
@@ -238,9 +249,13 @@ FIBNIM_AVX2 static Py_ssize_t fibnim_pair4(
     for (; i + 4 <= count; i += 4) {
         __m256i v = _mm256_loadu_si256((const __m256i *)(n + i));
         if (fibnim_above4(v, v, most)) break;
-        __m256i fraction, unsure = _mm256_setzero_si256();
-        __m256i lower = _mm256_add_epi64(v, fibnim_golden4(v, &fraction, &unsure));
-        if (!_mm256_testz_si256(unsure, unsure)) break;
+        __m256i fraction, unsure = _mm256_setzero_si256(), lower;
+        if (fibnim_narrow4(v)) {
+            lower = _mm256_add_epi64(v, fibnim_golden4_narrow(v, &fraction));
+        } else {
+            lower = _mm256_add_epi64(v, fibnim_golden4(v, &fraction, &unsure));
+            if (!_mm256_testz_si256(unsure, unsure)) break;
+        }
         _mm256_storeu_si256((__m256i *)(a + i), lower);
         _mm256_storeu_si256((__m256i *)(b + i), _mm256_add_epi64(lower, v));
     }
@@ -253,16 +268,22 @@ FIBNIM_AVX2 static Py_ssize_t fibnim_is_lower4(
     const __m256i most = _mm256_set1_epi64x((long long)limit);
     const __m256i zero = _mm256_setzero_si256();
     const __m256i flip = upper ? _mm256_set1_epi64x(-1) : zero;
-    const __m256i largest_small = _mm256_set1_epi64x(FIBNIM_SMALL - 2);  /* x + 1 below it */
     /* eight at a time, as fibnim_is_safe4 */
     for (; i + 8 <= n; i += 8) {
         __m256i v0 = _mm256_loadu_si256((const __m256i *)(x + i));
         __m256i v1 = _mm256_loadu_si256((const __m256i *)(x + i + 4));
         __m256i either = _mm256_or_si256(v0, v1);
         if (fibnim_above4(either, either, most)) break;
-        __m256i unsure = zero;
-        __m256i lower0 = fibnim_is_a4(v0, &unsure), lower1 = fibnim_is_a4(v1, &unsure);
-        if (!_mm256_testz_si256(unsure, unsure)) break;
+        __m256i unsure = zero, lower0, lower1, below;
+        if (fibnim_narrow4(_mm256_or_si256(_mm256_add_epi64(v0, _mm256_set1_epi64x(1)),
+                                           _mm256_add_epi64(v1, _mm256_set1_epi64x(1))))) {
+            lower0 = fibnim_lower4_narrow(v0, &below);
+            lower1 = fibnim_lower4_narrow(v1, &below);
+        } else {
+            lower0 = fibnim_is_a4(v0, &unsure);
+            lower1 = fibnim_is_a4(v1, &unsure);
+            if (!_mm256_testz_si256(unsure, unsure)) break;
+        }
         fibnim_store_bools8(out + i,
             _mm256_andnot_si256(_mm256_cmpeq_epi64(v0, zero), _mm256_xor_si256(lower0, flip)),
             _mm256_andnot_si256(_mm256_cmpeq_epi64(v1, zero), _mm256_xor_si256(lower1, flip)));
@@ -271,11 +292,11 @@ FIBNIM_AVX2 static Py_ssize_t fibnim_is_lower4(
         __m256i v = _mm256_loadu_si256((const __m256i *)(x + i));
         if (fibnim_above4(v, v, most)) break;
         __m256i below, unsure = zero, lower;
-        if (fibnim_any4(_mm256_cmpgt_epi64(v, largest_small))) {
+        if (fibnim_narrow4(_mm256_add_epi64(v, _mm256_set1_epi64x(1)))) {
+            lower = fibnim_lower4_narrow(v, &below);
+        } else {
             lower = fibnim_is_a4(v, &unsure);
             if (!_mm256_testz_si256(unsure, unsure)) break;
-        } else {
-            lower = fibnim_lower4_small(v, &below);
         }
         __m256i result = _mm256_andnot_si256(_mm256_cmpeq_epi64(v, zero), _mm256_xor_si256(lower, flip));
         fibnim_store_bools4(out + i, result);
@@ -284,27 +305,30 @@ FIBNIM_AVX2 static Py_ssize_t fibnim_is_lower4(
 }
 
 /* Silber's winning move from four positions below 2**63, as fibnim_move8 of
-   simd_avx512.h (small: every pile below FIBNIM_SMALL); *unsure gets the
+   simd_avx512.h (narrow: every pile below FIBNIM_NARROW); *unsure gets the
    lanes the fast split left undecided */
 FIBNIM_AVX2 static inline void fibnim_move4(
-        __m256i a, __m256i b, int small, __m256i *ta, __m256i *tb, __m256i *unsure) {
+        __m256i a, __m256i b, int narrow, __m256i *ta, __m256i *tb, __m256i *unsure) {
     const __m256i zero = _mm256_setzero_si256();
     __m256i swapped = _mm256_cmpgt_epi64(a, b);
-    __m256i s = fibnim_blend4(a, b, swapped);
-    __m256i l = fibnim_blend4(b, a, swapped);
+    /* narrow piles are ordered by their 32-bit halves, and signed compares
+       order what is made of them */
+    __m256i s = narrow ? _mm256_min_epu32(a, b) : fibnim_blend4(a, b, swapped);
+    __m256i l = narrow ? _mm256_max_epu32(a, b) : fibnim_blend4(b, a, swapped);
     __m256i below, fraction;
-    __m256i lower = small ? fibnim_lower4_small(s, &below) : fibnim_lower4(s, &below, unsure);
+    __m256i lower = narrow ? fibnim_lower4_narrow(s, &below) : fibnim_lower4(s, &below, unsure);
     __m256i other = _mm256_add_epi64(below, _mm256_and_si256(lower, s));
     __m256i is_zero = _mm256_cmpeq_epi64(s, zero);
     __m256i none = _mm256_or_si256(
         _mm256_andnot_si256(is_zero, _mm256_and_si256(lower, _mm256_cmpeq_epi64(l, other))),
         _mm256_cmpeq_epi64(l, zero));
     __m256i empty = _mm256_or_si256(_mm256_cmpeq_epi64(s, l), is_zero);
-    __m256i diagonal = _mm256_andnot_si256(empty, _mm256_and_si256(lower, fibnim_gt4(other, l)));  /* b_n may pass 2**63 */
+    __m256i longer = narrow ? _mm256_cmpgt_epi64(other, l) : fibnim_gt4(other, l);  /* b_n may pass 2**63 */
+    __m256i diagonal = _mm256_andnot_si256(empty, _mm256_and_si256(lower, longer));
     __m256i ts = _mm256_andnot_si256(empty, s);
     __m256i tl = _mm256_andnot_si256(empty, other);
     __m256i d = _mm256_sub_epi64(l, s);
-    __m256i a_d = _mm256_add_epi64(d, small ? fibnim_golden4_small(d)
+    __m256i a_d = _mm256_add_epi64(d, narrow ? fibnim_golden4_narrow(d, &fraction)
                                             : fibnim_golden4(d, &fraction, unsure));
     ts = _mm256_or_si256(fibnim_blend4(ts, a_d, diagonal), none);
     tl = _mm256_or_si256(fibnim_blend4(tl, _mm256_add_epi64(a_d, d), diagonal), none);
@@ -315,12 +339,11 @@ FIBNIM_AVX2 static inline void fibnim_move4(
 /* fibnim_move4 by the width of the block (a and b below 2**63): one test */
 FIBNIM_AVX2 static inline void fibnim_move4_any(
         __m256i a, __m256i b, __m256i *ta, __m256i *tb, __m256i *unsure) {
-    const __m256i largest_small = _mm256_set1_epi64x(FIBNIM_SMALL - 1);
-    if (fibnim_any4(_mm256_or_si256(_mm256_cmpgt_epi64(a, largest_small),
-                                    _mm256_cmpgt_epi64(b, largest_small))))
-        fibnim_move4(a, b, 0, ta, tb, unsure);
-    else
+    const __m256i one = _mm256_set1_epi64x(1);
+    if (fibnim_narrow4(_mm256_or_si256(_mm256_add_epi64(a, one), _mm256_add_epi64(b, one))))
         fibnim_move4(a, b, 1, ta, tb, unsure);
+    else
+        fibnim_move4(a, b, 0, ta, tb, unsure);
 }
 
 FIBNIM_AVX2 static Py_ssize_t fibnim_winning_move4(
@@ -356,6 +379,7 @@ FIBNIM_AVX2 static inline void fibnim_columns4(const uint64_t *rows, __m256i *fi
 FIBNIM_AVX2 static Py_ssize_t fibnim_classify_wythoff4(
         const uint64_t *piles, int64_t *out, Py_ssize_t n, uint64_t limit) {
     Py_ssize_t i = 0;
+    const int stream = fibnim_streams(out, 24 * n);
     const __m256i most = _mm256_set1_epi64x((long long)limit);
     const __m256i none = _mm256_set1_epi64x(-1);
     const __m256i one = _mm256_set1_epi64x(1);
@@ -378,10 +402,17 @@ FIBNIM_AVX2 static Py_ssize_t fibnim_classify_wythoff4(
         __m256i o2 = _mm256_permute4x64_epi64(tb, _MM_SHUFFLE(3, 2, 2, 2));
         o2 = _mm256_blend_epi32(o2, _mm256_permute4x64_epi64(p, _MM_SHUFFLE(3, 3, 3, 3)), 0x0C);
         o2 = _mm256_blend_epi32(o2, _mm256_permute4x64_epi64(ta, _MM_SHUFFLE(3, 3, 3, 3)), 0x30);
-        _mm256_storeu_si256((__m256i *)(out + 3 * i), o0);
-        _mm256_storeu_si256((__m256i *)(out + 3 * i + 4), o1);
-        _mm256_storeu_si256((__m256i *)(out + 3 * i + 8), o2);
+        if (stream) {
+            _mm256_stream_si256((__m256i *)(out + 3 * i), o0);
+            _mm256_stream_si256((__m256i *)(out + 3 * i + 4), o1);
+            _mm256_stream_si256((__m256i *)(out + 3 * i + 8), o2);
+        } else {
+            _mm256_storeu_si256((__m256i *)(out + 3 * i), o0);
+            _mm256_storeu_si256((__m256i *)(out + 3 * i + 4), o1);
+            _mm256_storeu_si256((__m256i *)(out + 3 * i + 8), o2);
+        }
     }
+    if (stream) _mm_sfence();
     return i;
 }
 

@@ -23,11 +23,11 @@
 
 /* clz of 0 is 64 on AArch64 (__clzll says so, where __builtin_clzll leaves it
    undefined): no test and select for a zero */
-#define FIBNIM_CLZ_BIT_LENGTH(x) (64 - (int)__clzll(x))
+#define FIBNIM_CLZ(x) __clzll(x)
 
 static Py_ssize_t fibnim_fib_is_p_neon(const uint64_t *n, const uint64_t *r, uint8_t *out,
         Py_ssize_t count, uint64_t limit, const uint64_t *rows, int *any_unsure) {
-    FIBNIM_FIB_IS_P_LANES(FIBNIM_CLZ_BIT_LENGTH)
+    FIBNIM_FIB_IS_P_LANES(FIBNIM_CLZ)
 }
 
 /* floor(m (phi - 1)) for m <= 2**63, exactly (the proof is golden_split's, in

@@ -14,7 +14,7 @@ import pytest
 import fibnim
 from fibnim import _backend
 from fibnim.bench import add_arguments, main, report, run
-from fibnim.bench.suite import CALLS, CASES, SOLVERS
+from fibnim.bench.suite import CALLS, CASES, GAME_SIZED, SOLVERS
 
 #: the cases this environment runs (one needs pandas, an optional package)
 AVAILABLE = [case for case in CASES if case.available()]
@@ -64,7 +64,8 @@ def test_the_numpy_versions_agree_where_they_are_exact():
         exact = tuple(np.copy(e) for e in exact) if isinstance(exact, tuple) else np.copy(exact)
         wrong = case.wrong(inputs, case.by_hand(inputs), exact)
         if case.name.startswith("wythoff"):  # the float formulas
-            assert wrong > 0, case.name
+            if not case.name.endswith(GAME_SIZED):  # rarely wrong on 20,000 piles below 2**32
+                assert wrong > 0, case.name
         else:
             assert wrong == 0, case.name
 

@@ -358,9 +358,56 @@ def test_wythoff_paths_match_the_scalar_one():
     assert_path_matches_scalar(calls)
 
 
+NARROW_WIDTHS = (2**32, 2**50)  # simd.h's FIBNIM_NARROW, and FIBNIM_NARROW_IFMA
+
+
+def narrow_edges() -> np.ndarray:
+    """Where the narrow paths of the vector kernels (simd.h: every multiplicand
+    below 2**32, or 2**50 with IFMA) meet the full one: F_k - 1, F_k, F_k + 1
+    below 2**51 (the m nearest an integer multiple of phi), each width - 3 ..
+    width + 1, and the safe pairs of those m."""
+    m = {v for f in F[:80] for v in (f - 1, f, f + 1) if 0 <= v < 2**51}
+    m |= {v for width in NARROW_WIDTHS for v in range(width - 3, width + 2)}
+    m = np.array(sorted(m), dtype=np.int64)
+    a, b = fibnim.wythoff.pair(m)
+    edges = np.unique(np.concatenate([m, a, b, a - 1, a + 1, b - 1, b + 1]))
+    return edges[edges >= 0]
+
+
+def test_wythoff_narrow_path_edges_match_the_scalar_path():
+    edges = narrow_edges()
+    m = edges[(edges >= 1) & (edges <= 2**51)]
+    a, b = fibnim.wythoff.pair(m)
+    # blocks of 8 just below a width, one lane at or over it: each lane of a
+    # block decides its path
+    blocks = []
+    for width in NARROW_WIDTHS:
+        for lane in range(8):
+            for value in (width - 2, width - 1, width):
+                block = np.full(8, width - 3, dtype=np.int64)
+                block[lane] = value
+                blocks.append(block)
+    over = np.concatenate(blocks)
+    below = np.concatenate(
+        [rng.integers(0, width, size=10_000, dtype=np.int64) for width in NARROW_WIDTHS]
+    )
+    x = np.concatenate([a, b, a + 1, a, edges, over, below, edges[::-1]])
+    y = np.concatenate([b, a, b, b - 1, edges[::-1], over[::-1], below[::-1], edges])
+    calls = [
+        (fibnim.wythoff.is_safe, (x, y)),
+        (fibnim.wythoff.is_lower, (x,)),
+        (fibnim.wythoff.is_upper, (x,)),
+        (fibnim.wythoff.pair, (np.concatenate([edges, over, below]),)),
+        (fibnim.wythoff.winning_move, (x, y)),
+        (lambda p: classify(p, "wythoff"), (np.stack([x, y], axis=-1),)),
+    ]
+    assert_path_matches_scalar(calls)
+
+
 def test_wythoff_every_small_position_matches_the_scalar_path():
     """Every s below 2**24 (the A-numbers counted) and every d a diagonal move
-    can have there (floor(d (phi - 1))), against the exact scalar kernel."""
+    can have there (floor(d (phi - 1))), against the exact scalar kernel: the
+    vector kernels' narrow path throughout."""
     top = 2**24 - 1
     s = np.arange(top, dtype=np.int64)
     n = np.arange(2, 2**23, dtype=np.int64)

@@ -38,6 +38,8 @@ import numba
 import numpy as np
 from numba.cpython.unsafe.numbers import leading_zeros as _leading_zeros
 
+from fibnim.bench.suite import GAME_SIZED, GAME_SIZED_KERNELS
+
 U = np.uint64
 _MASK32 = U(0xFFFFFFFF)
 _PHI = (1 + math.sqrt(5)) / 2
@@ -535,6 +537,10 @@ PEERS: dict[str, tuple[Callable[..., None], tuple[str, ...], tuple[Output, ...]]
     "power_nim.is_p (2 piles)": (power_nim_two_piles, ("piles", "r"), (np.bool_,)),
     "classify (wythoff)": (classify_wythoff, ("p",), ((np.int64, 3),)),
 }
+# the same kernels on game-sized data
+PEERS.update(
+    {name + GAME_SIZED: peer for name, peer in PEERS.items() if name in GAME_SIZED_KERNELS}
+)
 
 
 def peer_call(name: str, inputs: dict[str, Any]) -> Callable[[], tuple[np.ndarray, ...]]:

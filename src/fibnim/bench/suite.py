@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import importlib.util
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -72,8 +72,16 @@ class Solver:
 # --- inputs --------------------------------------------------------------------------------
 
 
-def _codes(n: int, rng: np.random.Generator) -> Inputs:
-    values = rng.integers(0, fibnim.CODE_LIMIT, size=n, dtype=np.int64)
+#: game-sized data: every pile below 2**32, as the positions people classify
+#: are (fibnim's own data reaches 2**62, where the exact arithmetic is widest)
+GAME_LIMIT = 2**32
+GAME_SIZED = " (game-sized)"
+#: the largest m whose safe pair (a_m, b_m) lies below GAME_LIMIT
+_GAME_PAIR_LIMIT = int((GAME_LIMIT - 1) / PHI**2)
+
+
+def _codes(n: int, rng: np.random.Generator, below: int = fibnim.CODE_LIMIT) -> Inputs:
+    values = rng.integers(0, below, size=n, dtype=np.int64)
     return {"n": values, "code": fibnim.encode(values)}
 
 
@@ -81,29 +89,32 @@ def _fibonacci_indices(n: int, rng: np.random.Generator) -> Inputs:
     return {"k": rng.integers(0, 94, size=n)}
 
 
-def _wythoff_positions(n: int, rng: np.random.Generator) -> Inputs:
-    """Half safe pairs (a_m, b_m) in either order, half random pairs below 2**62."""
+def _wythoff_positions(n: int, rng: np.random.Generator, below: int = 2**62) -> Inputs:
+    """Half safe pairs (a_m, b_m) in either order, half random pairs below
+    `below` (2**62; game-sized data: 2**32, the safe pairs below it too)."""
     half = n // 2
-    a, b = wythoff.pair(rng.integers(0, wythoff.PAIR_LIMIT, size=half, endpoint=True))
+    most = wythoff.PAIR_LIMIT if below > GAME_LIMIT else _GAME_PAIR_LIMIT
+    a, b = wythoff.pair(rng.integers(0, most, size=half, endpoint=True))
     swap = rng.random(half) < 0.5
     a, b = np.where(swap, b, a), np.where(swap, a, b)
-    x = np.concatenate([a, rng.integers(0, 2**62, size=n - half)])
-    y = np.concatenate([b, rng.integers(0, 2**62, size=n - half)])
+    x = np.concatenate([a, rng.integers(0, below, size=n - half)])
+    y = np.concatenate([b, rng.integers(0, below, size=n - half)])
     order = rng.permutation(n)
     return {
         "x": x[order],
         "y": y[order],
-        "n": rng.integers(0, wythoff.PAIR_LIMIT, size=n, endpoint=True),
+        "n": rng.integers(0, most, size=n, endpoint=True),
         "flags": np.empty(n, dtype=bool),
     }
 
 
-def _nim_piles(n: int, rng: np.random.Generator) -> Inputs:
-    """Piles uniform below 2**40, bounds uniform below 2**20 (as issue 4's benchmark)."""
+def _nim_piles(n: int, rng: np.random.Generator, below: int = 2**40) -> Inputs:
+    """Piles uniform below `below` (2**40, as issue 4's benchmark), bounds
+    uniform below 2**20."""
     return {
-        "n": rng.integers(0, 2**40, size=n),
-        "piles": rng.integers(0, 2**40, size=(n, 2)),
-        "piles3": rng.integers(0, 2**40, size=(n, 3)),
+        "n": rng.integers(0, below, size=n),
+        "piles": rng.integers(0, below, size=(n, 2)),
+        "piles3": rng.integers(0, below, size=(n, 3)),
         "r": rng.integers(1, 2**20, size=n),
     }
 
@@ -223,8 +234,8 @@ def _declared_case(declaration: Declaration) -> Case:
     function = declaration.public
     make_inputs = INPUTS[declaration.bench]
 
-    def make(n: int, rng: np.random.Generator) -> Inputs:
-        inputs = make_inputs(n, rng)
+    def make(n: int, rng: np.random.Generator, **data: Any) -> Inputs:
+        inputs = make_inputs(n, rng, **data)
         inputs["results"] = tuple(np.empty(n, dtype=dtype) for dtype in declaration.outputs)
         return inputs
 
@@ -308,8 +319,12 @@ def _classify_inputs(k: int) -> Callable[[int, np.random.Generator], Inputs]:
     """Positions (n, k) below 10**6, as `fibnim classify --random` makes them; their
     columns as contiguous arrays, and preallocated outputs for both."""
 
-    def make(n: int, rng: np.random.Generator) -> Inputs:
-        positions = rng.integers(0, 10**6, size=(n, k), dtype=np.int64)
+    def make(n: int, rng: np.random.Generator, below: int = 0) -> Inputs:
+        if below:  # game-sized Wythoff positions, half of them P
+            made = _wythoff_positions(n, rng, below)
+            positions = np.stack([made["x"], made["y"]], axis=1)
+        else:
+            positions = rng.integers(0, 10**6, size=(n, k), dtype=np.int64)
         columns = {f"c{j}": np.ascontiguousarray(positions[:, j]) for j in range(k)}
         return {
             "p": positions,
@@ -406,6 +421,46 @@ CASES += [
         {},
     ),
 ]
+
+# --- game-sized data: the same kernels on piles below 2**32 ----------------------------------
+
+#: each kernel also timed on game-sized data: its floor there (np.equal for a
+#: bool answer) and the targets of issue 57 (a move kernel: 1.5x the bytes it
+#: moves, np.add moving 24 a position)
+GAME_SIZED_KERNELS: dict[str, tuple[str, dict[str, float], float | None]] = {
+    "wythoff.is_safe": ("equal", {"x_floor": 1.1}, 1.1),
+    "wythoff.pair": ("add", {"x_floor": 1.1}, 1.1),
+    "wythoff.is_lower": ("equal", {"x_floor": 1.1}, 1.1),
+    "zeckendorf.decode": ("add", {"x_floor": 1.1}, 1.1),
+    "zeckendorf.encode": ("add", {}, None),
+    "power_nim.is_p (2 piles)": ("equal", {"x_floor": 1.1}, 1.1),
+    "fibonacci_nim.is_p": ("equal", {}, None),
+    "wythoff.winning_move": ("add", {"x_floor": 1.5 * 32 / 24}, 1.5 * 32 / 24),
+    "wythoff.winning_move (classify's rows)": ("add", {"x_floor": 1.5 * 32 / 24}, None),
+    "classify (wythoff)": ("add", {"x_floor": 1.5 * 40 / 24, "x_reference": 1.2}, None),
+}
+
+
+def _game_sized(case: Case) -> Case:
+    floor, targets, path_target = GAME_SIZED_KERNELS[case.name]
+    make = case.make
+
+    def make_game(n: int, rng: np.random.Generator) -> Inputs:
+        return make(n, rng, below=GAME_LIMIT)  # type: ignore[call-arg]
+
+    return replace(
+        case,
+        name=case.name + GAME_SIZED,
+        make=make_game,
+        floor=floor,
+        targets=targets,
+        path_target=path_target,
+        reference=case.reference and case.reference + GAME_SIZED,
+        note="piles below 2**32, half of the positions P",
+    )
+
+
+CASES += [_game_sized(case) for case in CASES if case.name in GAME_SIZED_KERNELS]
 
 SOLVERS: list[Solver] = [
     Solver(
