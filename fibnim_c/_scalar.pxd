@@ -19,6 +19,7 @@ cdef extern from "scalar.h":
     uint32_t STREAM_CODE "fibnim_stream_code"[46369]
     uint64_t S44 "fibnim_s44"[17712]
     uint32_t S22 "fibnim_s22"[46369]
+    uint64_t ENCODE_PAIRS "fibnim_encode_pairs"[2585]
     uint64_t BYTE_VALUE "fibnim_byte_value"[8][256]
     uint64_t bytes_value "fibnim_bytes_value"(uint64_t code, int start, int stop) noexcept nogil
     uint64_t STREAM_VALUE "fibnim_stream_value"[12][256]
@@ -30,6 +31,10 @@ cdef extern from "scalar.h":
     const uint64_t C44 "FIBNIM_C44"
     const uint64_t C22 "FIBNIM_C22"
     const uint64_t RHO "FIBNIM_RHO"
+    const uint64_t ENCODE_C48 "FIBNIM_ENCODE_C48"
+    const uint64_t ENCODE_C32 "FIBNIM_ENCODE_C32"
+    const uint64_t ENCODE_C16 "FIBNIM_ENCODE_C16"
+    const uint64_t ENCODE_RHO "FIBNIM_ENCODE_RHO"
     const uint64_t C48_WIDE "FIBNIM_C48_WIDE"
     const uint64_t RHO_WIDE "FIBNIM_RHO_WIDE"
     const uint64_t EVEN_BITS "FIBNIM_EVEN_BITS"
@@ -37,6 +42,7 @@ cdef extern from "scalar.h":
 cdef enum:
     FIB_LIMIT_INDEX = 66  # F_66: the smallest n whose code does not fit 64 bits
     FIXED_SHIFT = 40
+    F18 = 2584
     F22 = 17711
     F24 = 46368
 
@@ -67,6 +73,10 @@ cdef inline void fill_tables() noexcept nogil:
         if i <= F22:
             S44[i] = FIB[45] * <uint64_t>i + FIB[44] * p
         S22[i] = <uint32_t>(FIB[23] * <uint64_t>i + FIB[22] * p)
+        if i <= F18:
+            ENCODE_PAIRS[i] = (code | p << 16) << 32
+            if i:
+                ENCODE_PAIRS[i] |= ENCODE_PAIRS[i - 1] >> 32
     for b in range(8):
         for v in range(256):
             value = 0

@@ -20,6 +20,8 @@ cdef extern from "simd.h":
                                   Py_ssize_t n, uint64_t limit) noexcept nogil
         Py_ssize_t (*decode)(const uint64_t* code, int64_t* out, Py_ssize_t n,
                              uint64_t limit) noexcept nogil
+        Py_ssize_t (*encode)(const uint64_t* n, uint64_t* out, Py_ssize_t count,
+                             uint64_t limit) noexcept nogil
         Py_ssize_t (*fib_is_p)(const uint64_t* n, const uint64_t* r, uint8_t* out,
                                Py_ssize_t count, uint64_t limit, const uint64_t* rows,
                                int* any_unsure) noexcept nogil

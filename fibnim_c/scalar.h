@@ -119,6 +119,16 @@ FIBNIM_INLINE uint64_t fibnim_reverse64(uint64_t x) {
 #define FIBNIM_C48_WIDE UINT64_C(7370091025956032422)
 #define FIBNIM_RHO_WIDE UINT64_C(1932735283)
 #define FIBNIM_EVEN_BITS UINT64_C(0x5555555555555555)
+/* The vector encode's block estimates (simd_avx512.h, with IFMA): the code
+   bits from j up of n < F_{j+18} are those of m = t or t - 1, where
+   t = (FIBNIM_ENCODE_RHO + (n c_j >> 52)) >> 11 with c_j = floor(2**63 / phi**j)
+   (below 2**52: one IFMA multiply) and FIBNIM_ENCODE_RHO = floor(0.45 * 2**11).
+   t grows with n, so m <= t <= m + 1 holds for every n once it holds at both
+   ends of each m's range of n: tests/test_zeckendorf.py checks those ends. */
+#define FIBNIM_ENCODE_C48 UINT64_C(857991518)
+#define FIBNIM_ENCODE_C32 UINT64_C(1893586892968)
+#define FIBNIM_ENCODE_C16 UINT64_C(4179145414790062)
+#define FIBNIM_ENCODE_RHO 921
 
 /* F_0 .. F_93; F_93 is the largest Fibonacci number below 2**64. */
 static uint64_t fibnim_fib[94];
@@ -130,6 +140,12 @@ static uint32_t fibnim_stream_code[46369];
    m = 0 .. F_24 (see encode). S_22(m) <= F_46 < 2**32. */
 static uint64_t fibnim_s44[17712];
 static uint32_t fibnim_s22[46369];
+/* The vector encode's one table, 20 kB (the first-level cache holds it):
+   entry(m) = code(m) | p(m) << 16 for m = 0 .. F_18, with p(m) the sum of
+   F_{i+1} over m's code bits i, and fibnim_encode_pairs[t] = entry(t - 1) |
+   entry(t) << 32 (entry(-1) = 0): one look-up gives both candidates of a
+   block, S_j(m) = F_{j+1} m + F_j p(m) and the code of each. */
+static uint64_t fibnim_encode_pairs[2585];
 /* fibnim_byte_value[b][v]: the value of the code byte v at byte b; a code's
    value is its bytes' sum (the sum is linear in the digits). */
 static uint64_t fibnim_byte_value[8][256];

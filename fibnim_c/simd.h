@@ -36,6 +36,7 @@ typedef struct {
     Py_ssize_t (*power_pairs)(const uint64_t *piles, const uint64_t *r, uint8_t *out,
                               Py_ssize_t n, uint64_t limit);
     Py_ssize_t (*decode)(const uint64_t *code, int64_t *out, Py_ssize_t n, uint64_t limit);
+    Py_ssize_t (*encode)(const uint64_t *n, uint64_t *out, Py_ssize_t count, uint64_t limit);
     /* rows: the tables of SIMD_ROWS in fibonacci_nim.pxi; *any_unsure set
        where an answer is unsure, and where a value above limit was met (the
        caller's second pass settles both) */
@@ -78,11 +79,14 @@ enum { FIBNIM_ROWS_BY_ZEROS = 5 * 64, FIBNIM_ROWS_BY_ARC = 5 * 64 + 4 * 65,
    `count` (1 or 0 in out, whatever the flag); a value above limit sets
    *any_unsure, and the caller's second pass finds it. */
 #define FIBNIM_ARC_STEP 4
-/* the arc's index j of a bound, and the answer of position `at` from its x */
+/* the arc's index j of a bound from its row (by its leading zeros) */
+static inline uint64_t fibnim_arc_index(const uint64_t *by_zeros, uint64_t bound, int zeros) {
+    const uint64_t *row = by_zeros + 4 * zeros;
+    return row[0] + (bound >= row[1]) + (bound >= row[2]);
+}
 #define FIBNIM_ARC_INDEX(bound, leading_zeros_of) \
-    (by_zeros[4 * (leading_zeros_of(bound))] \
-     + ((bound) >= by_zeros[4 * (leading_zeros_of(bound)) + 1]) \
-     + ((bound) >= by_zeros[4 * (leading_zeros_of(bound)) + 2]))
+    fibnim_arc_index(by_zeros, bound, (int)(leading_zeros_of(bound)))
+/* the answer of position `at` from its x and its arc's index j */
 #define FIBNIM_ARC_ANSWER(x, j, at) do { \
         uint64_t u = (x) - arcs[2 * (j)], length = arcs[2 * (j) + 1]; \
         uint64_t start = u + FIBNIM_ARC_MARGIN, end = u - length + FIBNIM_ARC_MARGIN; \
@@ -241,10 +245,10 @@ __attribute__((target("lzcnt,bmi2"))) static Py_ssize_t fibnim_fib_is_p_lanes_lz
     FIBNIM_FIB_IS_P_LANES(FIBNIM_LZCNT)
 }
 
-#define FIBNIM_PATH_TABLE(suffix, needs) { #suffix, needs, \
+#define FIBNIM_PATH_TABLE(suffix, needs, encode) { #suffix, needs, \
     fibnim_is_safe8_##suffix, fibnim_pair8_##suffix, fibnim_is_lower8_##suffix, \
     fibnim_winning_move8_##suffix, fibnim_classify_wythoff8_##suffix, \
-    fibnim_power_pairs8_##suffix, fibnim_decode8_##suffix, fibnim_fib_is_p8_##suffix, \
+    fibnim_power_pairs8_##suffix, fibnim_decode8_##suffix, encode, fibnim_fib_is_p8_##suffix, \
     fibnim_fib_two_pile8_##suffix, fibnim_count_codewords4, fibnim_unpack_##suffix }
 #endif
 
@@ -287,20 +291,21 @@ static uint64_t fibnim_count_codewords_scalar(const uint8_t *data, uint64_t bits
 /* best first; the last, scalar, runs anywhere */
 static const fibnim_path fibnim_paths[] = {
 #ifdef FIBNIM_X86_PATHS
-    FIBNIM_PATH_TABLE(avx512ifma, FIBNIM_NEEDS_AVX2 | FIBNIM_NEEDS_AVX512 | FIBNIM_NEEDS_IFMA),
-    FIBNIM_PATH_TABLE(avx512, FIBNIM_NEEDS_AVX2 | FIBNIM_NEEDS_AVX512),
+    FIBNIM_PATH_TABLE(avx512ifma, FIBNIM_NEEDS_AVX2 | FIBNIM_NEEDS_AVX512 | FIBNIM_NEEDS_IFMA,
+                      fibnim_encode8_avx512ifma),
+    FIBNIM_PATH_TABLE(avx512, FIBNIM_NEEDS_AVX2 | FIBNIM_NEEDS_AVX512, NULL),
     { "avx2", FIBNIM_NEEDS_AVX2, fibnim_is_safe4, fibnim_pair4, fibnim_is_lower4,
-      fibnim_winning_move4, fibnim_classify_wythoff4, fibnim_power_pairs4, fibnim_decode4,
+      fibnim_winning_move4, fibnim_classify_wythoff4, fibnim_power_pairs4, fibnim_decode4, NULL,
       fibnim_fib_is_p_lanes_lzcnt, fibnim_fib_two_pile4, fibnim_count_codewords4,
       fibnim_unpack_avx2 },
 #endif
 #ifdef FIBNIM_ARM_PATHS
     { "neon", 0, fibnim_is_safe_neon, fibnim_pair_neon, fibnim_is_lower_neon,
       fibnim_winning_move_neon, fibnim_classify_wythoff_neon, fibnim_power_pairs_neon,
-      fibnim_decode_neon, fibnim_fib_is_p_neon, NULL,
+      fibnim_decode_neon, NULL, fibnim_fib_is_p_neon, NULL,
       fibnim_count_codewords_neon, fibnim_unpack_neon },
 #endif
-    { "scalar", 0, NULL, NULL, NULL, NULL, NULL, fibnim_power_pairs_portable, NULL,
+    { "scalar", 0, NULL, NULL, NULL, NULL, NULL, fibnim_power_pairs_portable, NULL, NULL,
       fibnim_fib_is_p_lanes, NULL, fibnim_count_codewords_scalar, fibnim_unpack_portable },
 };
 enum { FIBNIM_PATH_COUNT = sizeof(fibnim_paths) / sizeof(fibnim_paths[0]) };

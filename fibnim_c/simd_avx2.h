@@ -226,7 +226,9 @@ FIBNIM_AVX2 static Py_ssize_t fibnim_is_safe4(
         __m256i a = _mm256_loadu_si256((const __m256i *)(x + i));
         __m256i b = _mm256_loadu_si256((const __m256i *)(y + i));
         if (fibnim_above4(a, b, most)) break;
-        /* both below 2**63 now: signed compares order them */
+        /* both below 2**63 now: signed compares order them; the narrow path
+           needs only the difference below 2**32 (the loop above tests the
+           piles, whose 32-bit halves then order them) */
         __m256i swapped = _mm256_cmpgt_epi64(a, b);
         __m256i s = fibnim_blend4(a, b, swapped);
         __m256i d = fibnim_blend4(_mm256_sub_epi64(b, a), _mm256_sub_epi64(a, b), swapped);
@@ -381,8 +383,6 @@ FIBNIM_AVX2 static Py_ssize_t fibnim_classify_wythoff4(
     Py_ssize_t i = 0;
     const int stream = fibnim_streams(out, 24 * n);
     const __m256i most = _mm256_set1_epi64x((long long)limit);
-    const __m256i none = _mm256_set1_epi64x(-1);
-    const __m256i one = _mm256_set1_epi64x(1);
     for (; i + 4 <= n; i += 4) {
         __m256i a, b;
         fibnim_columns4(piles + 2 * i, &a, &b);
@@ -390,18 +390,18 @@ FIBNIM_AVX2 static Py_ssize_t fibnim_classify_wythoff4(
         __m256i ta, tb, unsure = _mm256_setzero_si256();
         fibnim_move4_any(a, b, &ta, &tb, &unsure);
         if (!_mm256_testz_si256(unsure, unsure)) break;
-        __m256i p = _mm256_and_si256(_mm256_cmpeq_epi64(ta, none), one);
-        /* out, 12 values: (p0 ta0 tb0 p1) (ta1 tb1 p2 ta2) (tb2 p3 ta3 tb3); a
-           blend mask takes 64-bit lane k with bits 2k and 2k + 1 */
-        __m256i o0 = _mm256_permute4x64_epi64(p, _MM_SHUFFLE(1, 0, 0, 0));
-        o0 = _mm256_blend_epi32(o0, _mm256_permute4x64_epi64(ta, 0), 0x0C);
-        o0 = _mm256_blend_epi32(o0, _mm256_permute4x64_epi64(tb, 0), 0x30);
-        __m256i o1 = _mm256_permute4x64_epi64(ta, _MM_SHUFFLE(2, 1, 1, 1));
-        o1 = _mm256_blend_epi32(o1, _mm256_permute4x64_epi64(tb, _MM_SHUFFLE(1, 1, 1, 1)), 0x0C);
-        o1 = _mm256_blend_epi32(o1, _mm256_permute4x64_epi64(p, _MM_SHUFFLE(2, 2, 2, 2)), 0x30);
-        __m256i o2 = _mm256_permute4x64_epi64(tb, _MM_SHUFFLE(3, 2, 2, 2));
-        o2 = _mm256_blend_epi32(o2, _mm256_permute4x64_epi64(p, _MM_SHUFFLE(3, 3, 3, 3)), 0x0C);
-        o2 = _mm256_blend_epi32(o2, _mm256_permute4x64_epi64(ta, _MM_SHUFFLE(3, 3, 3, 3)), 0x30);
+        /* the P flag is the sign bit of ta (-1 where there is no move) */
+        __m256i p = _mm256_srli_epi64(ta, 63);
+        /* out, 12 values: (p0 ta0 tb0 p1) (ta1 tb1 p2 ta2) (tb2 p3 ta3 tb3), six
+           128-bit pairs, made two a register ((p0 ta0 | p2 ta2), (tb0 p1 |
+           tb2 p3), (ta1 tb1 | ta3 tb3)) and put in place by one 128-bit
+           permute a register (9 permutes and 6 blends before) */
+        __m256i p_ta = _mm256_unpacklo_epi64(p, ta);
+        __m256i tb_p = _mm256_unpacklo_epi64(tb, _mm256_shuffle_epi32(p, _MM_SHUFFLE(1, 0, 3, 2)));
+        __m256i ta_tb = _mm256_unpackhi_epi64(ta, tb);
+        __m256i o0 = _mm256_permute2x128_si256(p_ta, tb_p, 0x20);
+        __m256i o1 = _mm256_permute2x128_si256(ta_tb, p_ta, 0x30);
+        __m256i o2 = _mm256_permute2x128_si256(tb_p, ta_tb, 0x31);
         if (stream) {
             _mm256_stream_si256((__m256i *)(out + 3 * i), o0);
             _mm256_stream_si256((__m256i *)(out + 3 * i + 4), o1);

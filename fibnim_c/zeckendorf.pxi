@@ -19,6 +19,9 @@ cdef inline void write_digits(uint8_t* row, Py_ssize_t width, uint64_t lo, uint6
 # The (j, a_j, c_j, k) of each block estimate of _scalar.pxd, for n < F_k, so
 # the tests can recompute the error bound the proof there relies on.
 zeckendorf_ENCODE_LEVELS = ((44, 23, C44, 66), (22, 8, C22, 46))
+# The (j, c_j, k) of the vector encode's estimates (scalar.h), for n < F_k, and its RHO.
+zeckendorf_VECTOR_ENCODE_LEVELS = ((48, ENCODE_C48, 66), (32, ENCODE_C32, 50), (16, ENCODE_C16, 34))
+zeckendorf_VECTOR_ENCODE_RHO = ENCODE_RHO
 
 
 cdef Py_ssize_t fib_rows(const uint64_t* k, uint64_t* out, Py_ssize_t size, uint64_t limit) noexcept nogil:
@@ -40,7 +43,7 @@ def zeckendorf_fib(const uint64_t[::1] k, uint64_t[::1] out, uint64_t limit):
     return first_bad
 
 
-cdef Py_ssize_t encode_rows(const uint64_t* n, uint64_t* out, Py_ssize_t size,
+cdef Py_ssize_t encode_span(const uint64_t* n, uint64_t* out, Py_ssize_t start, Py_ssize_t stop,
                             uint64_t limit) noexcept nogil:
     cdef Py_ssize_t i
     cdef uint64_t a0, a1, a2, a3
@@ -48,13 +51,13 @@ cdef Py_ssize_t encode_rows(const uint64_t* n, uint64_t* out, Py_ssize_t size,
     # dependent look-ups then overlap (out may alias n, which would
     # otherwise keep the compiler from reordering them). Each value is
     # checked as it is loaded, never before: the tables end at F_66.
-    for i in range(0, size - 3, 4):
+    for i in range(start, stop - 3, 4):
         a0 = n[i]
         a1 = n[i + 1]
         a2 = n[i + 2]
         a3 = n[i + 3]
         if (a0 > limit) | (a1 > limit) | (a2 > limit) | (a3 > limit):
-            return first_above(n, limit, i, size)
+            return first_above(n, limit, i, stop)
         a0 = encode_one(a0)
         a1 = encode_one(a1)
         a2 = encode_one(a2)
@@ -63,11 +66,27 @@ cdef Py_ssize_t encode_rows(const uint64_t* n, uint64_t* out, Py_ssize_t size,
         out[i + 1] = a1
         out[i + 2] = a2
         out[i + 3] = a3
-    for i in range(size - size % 4, size):
+    for i in range(stop - (stop - start) % 4, stop):
         a0 = n[i]
         if a0 > limit:
             return i
         out[i] = encode_one(a0)
+    return -1
+
+
+cdef Py_ssize_t encode_rows(const uint64_t* n, uint64_t* out, Py_ssize_t size,
+                            uint64_t limit) noexcept nogil:
+    cdef Py_ssize_t start = 0, stop, first_bad
+    cdef const Path* path = current_path()
+    cdef bint vector = path.encode != NULL
+    while start < size:
+        if vector:
+            start += path.encode(n + start, out + start, size - start, limit)
+        stop = resume_at(start, size, vector)
+        first_bad = encode_span(n, out, start, stop, limit)
+        if first_bad >= 0:
+            return first_bad
+        start = stop
     return -1
 
 

@@ -4,12 +4,31 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from decimal import Decimal, getcontext
 from typing import Any
+
+import pytest
 
 F = [0, 1]  # F_0 .. F_599, built here rather than taken from fibnim
 while len(F) < 600:
     F.append(F[-1] + F[-2])
 UINT64_MAX = 2**64 - 1
+
+
+def decimal_phi(digits: int) -> Decimal:
+    """phi to `digits` significant digits (the context's precision from now on)."""
+    getcontext().prec = digits
+    return (1 + Decimal(5).sqrt()) / 2
+
+
+def compiled_twin(topic: str) -> Any:
+    """The compiled core's kernels of a topic; skips where it is not installed."""
+    from fibnim import _backend
+
+    compiled, _ = _backend.twins(topic)
+    if compiled is None:
+        pytest.skip("no compiled extension in this installation")
+    return compiled
 
 
 def edge_values(limit: int) -> list[int]:

@@ -13,8 +13,8 @@ import time
 
 import numpy as np
 import pytest
+from _support import compiled_twin, subprocess_env
 from _support import run_fibnim as fibnim
-from _support import subprocess_env
 
 from fibnim import _arrow, _backend, _errors, _npy, _stop, classify, coding, fibonacci_nim, solvers
 from fibnim._files import Sink
@@ -96,9 +96,7 @@ def test_the_box_of_every_pair_up_to_30_30_is_searched_alike_by_both_twins():
     dims = [30, 30, 1000]
     assert solvers.state_limit() >= 31 * 31 * 1001
     table = solvers.threshold_table(dims, power=False, where="test")
-    compiled, _ = _backend.twins("solvers")
-    if compiled is None:
-        pytest.skip("no compiled twin to compare with in this installation")
+    compiled = compiled_twin("solvers")
     expected = np.zeros(table.size, dtype=np.uint32)
     compiled.thresholds(np.array(dims, dtype=np.int64), False, expected, lambda: None)
     assert (table.reshape(-1) == expected).all()

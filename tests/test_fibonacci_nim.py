@@ -3,13 +3,13 @@
 
 from __future__ import annotations
 
-from decimal import ROUND_FLOOR, Decimal, getcontext
+from decimal import ROUND_FLOOR, Decimal
 
 import numpy as np
 import pytest
-from _support import F, global_nim_solver
+from _support import F, compiled_twin, decimal_phi, global_nim_solver
 
-from fibnim import _backend, fibonacci_nim, solvers
+from fibnim import fibonacci_nim, solvers
 
 BOX = 60  # every (m, m + k; r) with m, k, r <= BOX
 
@@ -224,8 +224,7 @@ def arc(j: int, phi: Decimal) -> tuple[Decimal, Decimal]:
 def test_lowest_index_is_read_off_v_over_phi():
     # The fact the compiled is_p and global_is_p rest on (fibnim_c/fibonacci_nim.pxi):
     # v's lowest Zeckendorf index is at least j iff v / phi mod 1 lies on arc(j).
-    getcontext().prec = 80
-    phi = (1 + Decimal(5).sqrt()) / 2
+    phi = decimal_phi(80)
     for j in range(2, 22):
         start, length = arc(j, phi)
         for v in range(1, 3000):
@@ -234,11 +233,8 @@ def test_lowest_index_is_read_off_v_over_phi():
 
 
 def test_arc_tables_hold():
-    compiled, _ = _backend.twins("fibonacci_nim")
-    if compiled is None:
-        pytest.skip("no compiled extension in this installation")
-    getcontext().prec = 80
-    phi = (1 + Decimal(5).sqrt()) / 2
+    compiled = compiled_twin("fibonacci_nim")
+    phi = decimal_phi(80)
     for j, (start, length) in enumerate(compiled.ARC_TABLES[2:], start=2):
         true_start, true_length = arc(j, phi)
         assert start == int(true_start * 2**64)  # floor, so within 1 below

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from decimal import Decimal, getcontext
+from decimal import Decimal
 
 import numpy as np
 import pytest
-from _support import UINT64_MAX, F, edge_values
+from _support import UINT64_MAX, F, compiled_twin, decimal_phi, edge_values
 
 import fibnim
 from fibnim import _apply, _backend
@@ -121,7 +121,17 @@ def _value(code: int) -> int:
     return sum(F[i + 2] for i in range(code.bit_length()) if code >> i & 1)
 
 
-@pytest.mark.parametrize(("j", "count", "limit"), [(44, F[22], F66), (22, F[24], F[46])])
+@pytest.mark.parametrize(
+    ("j", "count", "limit"),
+    # the scalar loop's blocks, then the vector encode's (simd_avx512.h)
+    [
+        (44, F[22], F66),
+        (22, F[24], F[46]),
+        (48, F[18], F66),
+        (32, F[18], F[50]),
+        (16, F[18], F[34]),
+    ],
+)
 def test_encode_around_every_block_boundary(j, count, limit):
     # encode finds the code bits from j up with one estimate and one correction;
     # these are the n where that answer changes, and their neighbours.
@@ -140,11 +150,8 @@ def test_encode_estimate_bounds_hold():
     # The proof in fibnim_c/_scalar.pxd needs, for each block start j with its
     # (a, c): delta = 2**a / phi**j + n / 2**(40 + a) < 0.279 - 0.1709 ... and
     # the fixed-point product below 2**64 for every n < F_k it is used for.
-    compiled, _ = _backend.twins("zeckendorf")
-    if compiled is None:
-        pytest.skip("no compiled extension in this installation")
-    getcontext().prec = 60
-    phi = (1 + Decimal(5).sqrt()) / 2
+    compiled = compiled_twin("zeckendorf")
+    phi = decimal_phi(60)
     rho = Decimal(494780232499) / 2**40
     for j, a, c, k in compiled.ENCODE_LEVELS:
         assert j % 2 == 0  # F_j / phi**j < 1/sqrt5 needs an even j
@@ -161,6 +168,25 @@ def test_encode_estimate_bounds_hold():
     m_max = F[46] + 1
     assert m_max <= 2**31
     assert Decimal(m_max) / 2**64 < 1 / (Decimal(5).sqrt() * m_max + 1)
+
+
+def test_vector_encode_estimates_hold():
+    # The vector encode's t = (RHO + (n c_j >> 52)) >> 11 (fibnim_c/scalar.h)
+    # must be m or m + 1 for the m whose code is n's bits from j up, and stay
+    # inside the table (t <= F_18). t grows with n, so checking both ends of
+    # each m's range of n checks every n < F_k.
+    compiled = compiled_twin("zeckendorf")
+    phi = decimal_phi(60)
+    rho = compiled.VECTOR_ENCODE_RHO
+    assert rho == int(Decimal("0.45") * 2**11)
+    for j, c, k in compiled.VECTOR_ENCODE_LEVELS:
+        assert c == int(Decimal(2) ** 63 / phi**j) and c < 2**52 and F[k] <= 2**52
+        assert F[k] == _value(greedy_code(F[18]) << j)  # the blocks' ranges cover n < F_k
+        starts = block_starts(j, F[18] + 1)
+        for m in range(F[18]):
+            for n in (starts[m], starts[m + 1] - 1):
+                t = (rho + (n * c >> 52)) >> 11
+                assert m <= t <= m + 1, (j, m, n, t)
 
 
 def test_decode_inverts_encode():

@@ -50,6 +50,8 @@ class Front:
     def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
 
 zeckendorf_ENCODE_LEVELS: tuple[tuple[int, int, int, int], ...]
+zeckendorf_VECTOR_ENCODE_LEVELS: tuple[tuple[int, int, int], ...]
+zeckendorf_VECTOR_ENCODE_RHO: int
 fibonacci_nim_ARC_TABLES: list[tuple[int, int]]
 
 def zeckendorf_digits(n: U64, out: U8, limit: int) -> int: ...
