@@ -11,8 +11,9 @@
 #
 #     tools/aarch64.sh [PYTEST ARGUMENTS]     (default: the kernels' tests, -k cython)
 #
-# Needs root (apt-get, mount, chroot), Debian's archive and PyPI; DEBIAN_MIRROR
-# names another archive, WHEELHOUSE=DIR keeps the repaired wheel, ARM_ROOT=DIR
+# Needs root (apt-get, mount, chroot), Debian's archive (the one this
+# machine's apt uses: tools/debian_archive.sh) and PyPI; DEBIAN_MIRROR names
+# another archive, WHEELHOUSE=DIR keeps the repaired wheel, ARM_ROOT=DIR
 # (new or empty) the root with the wheel installed in /venv. .ci/run runs
 # it beside its install, lint and test stages.
 set -euo pipefail
@@ -45,10 +46,11 @@ grep -q '^flags:.*F' "$binfmt/qemu-aarch64" || {
     exit 1
 }
 
+archive="${DEBIAN_MIRROR:-$(tools/debian_archive.sh)}"
 echo "== an arm64 Debian root (debootstrap)"
 if ! debootstrap --arch=arm64 --variant=minbase \
         --include=python3,python3-venv,python3-dev,gcc,libc6-dev,ca-certificates \
-        bookworm "$root" "${DEBIAN_MIRROR:-http://deb.debian.org/debian}" > "$work/debootstrap.log" 2>&1; then
+        bookworm "$root" "$archive" > "$work/debootstrap.log" 2>&1; then
     tail -30 "$work/debootstrap.log" >&2
     exit 1
 fi
