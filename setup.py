@@ -14,6 +14,7 @@ FIBNIM_SANITIZE=1 builds with AddressSanitizer and UndefinedBehaviorSanitizer
 (GCC or Clang; run it with the ASan runtime preloaded: tools/sanitize.sh).
 """
 
+import json
 import os
 import sys
 from pathlib import Path
@@ -31,6 +32,7 @@ def truthy(name: str) -> bool:
 
 def extensions():
     import numpy
+    from Cython import __version__ as cython_version
     from Cython.Build import cythonize
     from setuptools import Extension
 
@@ -45,34 +47,60 @@ def extensions():
         compile_args = ["-O1", "-g", "-fno-omit-frame-pointer", sanitizers]
         compile_args.append("-fno-sanitize-recover=undefined")  # any finding is fatal
         link_args = [sanitizers]
+    directives = {
+        "language_level": 3,
+        "boundscheck": debug,
+        "wraparound": debug,
+        "initializedcheck": debug,
+        "cdivision": not debug,
+        "embedsignature": True,
+        # module state is the tables, filled once at import, and the path in use
+        "freethreading_compatible": True,
+    }
     sources = HERE / "fibnim_c"
-    modules = [
-        Extension(
-            "fibnim._core",
-            ["fibnim_c/_core.pyx"],
-            include_dirs=["fibnim_c", numpy.get_include()],
-            depends=sorted(
-                str(p.relative_to(HERE)) for p in sources.iterdir() if p.suffix in DEPENDS
-            ),
-            define_macros=macros,
-            extra_compile_args=compile_args,
-            extra_link_args=link_args,
-        )
-    ]
-    return cythonize(
-        modules,
-        include_path=["fibnim_c"],
-        compiler_directives={
-            "language_level": 3,
-            "boundscheck": debug,
-            "wraparound": debug,
-            "initializedcheck": debug,
-            "cdivision": not debug,
-            "embedsignature": True,
-            # module state is the tables, filled once at import, and the path in use
-            "freethreading_compatible": True,
-        },
+    depends = sorted(p.relative_to(HERE) for p in sources.iterdir() if p.suffix in DEPENDS)
+    pyx, generated = Path("fibnim_c/_core.pyx"), Path("fibnim_c/_core.c")
+    options = [cython_version, numpy.__version__, directives, macros, compile_args, link_args]
+    # The C that Cython made, and the module compiled from it, are kept
+    # between builds of this checkout (pip builds in its build/ directory), so
+    # that installing again (with extras, say) compiles nothing. cythonize
+    # compares times with Cython's own files too, which each isolated build
+    # installs anew, and neither it nor build_ext sees a change of options:
+    # the build's options are kept beside it and any change rebuilds all.
+    fresh = (
+        same_options(options)
+        and generated.exists()
+        and all(p.stat().st_mtime <= generated.stat().st_mtime for p in [pyx, *depends])
     )
+    module = Extension(
+        "fibnim._core",
+        [str(generated if fresh else pyx)],
+        include_dirs=["fibnim_c", numpy.get_include()],
+        depends=[str(p) for p in depends],
+        define_macros=macros,
+        extra_compile_args=compile_args,
+        extra_link_args=link_args,
+    )
+    if fresh:
+        return [module]
+    return cythonize(
+        [module], include_path=["fibnim_c"], compiler_directives=directives, force=True
+    )
+
+
+def same_options(options: list) -> bool:
+    """Whether the last build of this checkout for this Python had these options;
+    records them for the next."""
+    record = HERE / "build" / f"options-{sys.implementation.cache_tag}.json"
+    text = json.dumps(options, sort_keys=True)
+    if record.exists() and record.read_text() == text:
+        return True
+    record.parent.mkdir(exist_ok=True)
+    record.write_text(text)
+    # a module compiled with other options must not pass for up to date
+    for old in (HERE / "build").glob(f"lib.*{sys.implementation.cache_tag}*/fibnim/_core.*"):
+        old.unlink()
+    return False
 
 
 class build_ext_or_fall_back(build_ext):

@@ -38,66 +38,12 @@ cdef extern from "scalar.h":
     const uint64_t C48_WIDE "FIBNIM_C48_WIDE"
     const uint64_t RHO_WIDE "FIBNIM_RHO_WIDE"
     const uint64_t EVEN_BITS "FIBNIM_EVEN_BITS"
+    void fill_tables "fibnim_fill_tables"() noexcept nogil
 
 cdef enum:
     FIB_LIMIT_INDEX = 66  # F_66: the smallest n whose code does not fit 64 bits
     FIXED_SHIFT = 40
-    F18 = 2584
-    F22 = 17711
     F24 = 46368
-
-
-cdef inline void fill_tables() noexcept nogil:
-    """Fill the tables, once, as the core is imported."""
-    cdef int k, i, b, v
-    cdef uint64_t rest, code, p, value
-    FIB[0] = 0
-    FIB[1] = 1
-    for k in range(2, 94):
-        FIB[k] = FIB[k - 1] + FIB[k - 2]
-    for i in range(F24 + 1):
-        rest = <uint64_t>i
-        code = 0
-        p = 0  # p(m): the sum of F_{i+1} over m's code bits i
-        k = 25
-        while rest:  # greedy: the largest Fibonacci number that fits, repeatedly
-            while FIB[k] > rest:
-                k -= 1
-            code |= (<uint64_t>1) << (k - 2)
-            p += FIB[k - 1]
-            rest -= FIB[k]
-            k -= 2
-        CODE[i] = <uint32_t>code
-        STREAM_CODE[i] = <uint32_t>(reverse64(code) >> 32)
-        # S_j(m) = F_{j+1} m + F_j p(m), from F_{i+2+j} = F_{j+1} F_{i+2} + F_j F_{i+1}
-        if i <= F22:
-            S44[i] = FIB[45] * <uint64_t>i + FIB[44] * p
-        S22[i] = <uint32_t>(FIB[23] * <uint64_t>i + FIB[22] * p)
-        if i <= F18:
-            ENCODE_PAIRS[i] = (code | p << 16) << 32
-            if i:
-                ENCODE_PAIRS[i] |= ENCODE_PAIRS[i - 1] >> 32
-    for b in range(8):
-        for v in range(256):
-            value = 0
-            for i in range(8):
-                if (v >> i) & 1:
-                    value += FIB[8 * b + i + 2]
-            BYTE_VALUE[b][v] = value
-    for k in range(2, 94):
-        NEXT_MINUS_ONE[k] = FIB[k + 1] - 1 if k < 93 else ~(<uint64_t>0)
-    k = 2
-    for b in range(1, 65):
-        while k < 93 and FIB[k + 1] <= (<uint64_t>1) << (b - 1):
-            k += 1
-        TOP_BELOW[b] = <uint8_t>k
-    for b in range(12):
-        for v in range(256):
-            value = 0
-            for i in range(8):
-                if (v >> (7 - i)) & 1 and 8 * b + i + 2 <= 93:
-                    value += FIB[8 * b + i + 2]
-            STREAM_VALUE[b][v] = value
 
 
 # Encoding n < F_66 (a 64-bit code) takes two block estimates and a look-up:

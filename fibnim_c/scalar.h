@@ -166,4 +166,56 @@ static uint64_t fibnim_next_minus_one[94];
    codeword (its bit 7 first: F_{8b+2} .. F_{8b+9}); digits past F_93 count 0. */
 static uint64_t fibnim_stream_value[12][256];
 
+/* Fills the tables above, once, before any kernel runs (fibnim's import, or
+   a C program of the kernels: tools/kernel_harness.c). */
+static void fibnim_fill_tables(void) {
+    int k, b, v, bit;
+    uint32_t i;
+    fibnim_fib[0] = 0;
+    fibnim_fib[1] = 1;
+    for (k = 2; k < 94; k++) fibnim_fib[k] = fibnim_fib[k - 1] + fibnim_fib[k - 2];
+    for (i = 0; i <= 46368; i++) {
+        uint64_t rest = i, code = 0, p = 0;  /* p(m): the sum of F_{i+1} over m's code bits i */
+        k = 25;
+        while (rest) {  /* greedy: the largest Fibonacci number that fits, repeatedly */
+            while (fibnim_fib[k] > rest) k--;
+            code |= (uint64_t)1 << (k - 2);
+            p += fibnim_fib[k - 1];
+            rest -= fibnim_fib[k];
+            k -= 2;
+        }
+        fibnim_code[i] = (uint32_t)code;
+        fibnim_stream_code[i] = (uint32_t)(fibnim_reverse64(code) >> 32);
+        /* S_j(m) = F_{j+1} m + F_j p(m), from F_{i+2+j} = F_{j+1} F_{i+2} + F_j F_{i+1} */
+        if (i <= 17711) fibnim_s44[i] = fibnim_fib[45] * i + fibnim_fib[44] * p;
+        fibnim_s22[i] = (uint32_t)(fibnim_fib[23] * i + fibnim_fib[22] * p);
+        if (i <= 2584) {
+            fibnim_encode_pairs[i] = (code | p << 16) << 32;
+            if (i) fibnim_encode_pairs[i] |= fibnim_encode_pairs[i - 1] >> 32;
+        }
+    }
+    for (b = 0; b < 8; b++)
+        for (v = 0; v < 256; v++) {
+            uint64_t value = 0;
+            for (bit = 0; bit < 8; bit++)
+                if ((v >> bit) & 1) value += fibnim_fib[8 * b + bit + 2];
+            fibnim_byte_value[b][v] = value;
+        }
+    for (k = 2; k < 94; k++)
+        fibnim_next_minus_one[k] = k < 93 ? fibnim_fib[k + 1] - 1 : ~(uint64_t)0;
+    k = 2;
+    for (b = 1; b < 65; b++) {
+        while (k < 93 && fibnim_fib[k + 1] <= (uint64_t)1 << (b - 1)) k++;
+        fibnim_top_below[b] = (uint8_t)k;
+    }
+    for (b = 0; b < 12; b++)
+        for (v = 0; v < 256; v++) {
+            uint64_t value = 0;
+            for (bit = 0; bit < 8; bit++)
+                if (((v >> (7 - bit)) & 1) && 8 * b + bit + 2 <= 93)
+                    value += fibnim_fib[8 * b + bit + 2];
+            fibnim_stream_value[b][v] = value;
+        }
+}
+
 #endif

@@ -13,6 +13,19 @@ F = [0, 1]  # F_0 .. F_599, built here rather than taken from fibnim
 while len(F) < 600:
     F.append(F[-1] + F[-2])
 UINT64_MAX = 2**64 - 1
+#: pytest --exhaustive (conftest.py): the sweeps and the full numbers of examples
+EXHAUSTIVE = False
+
+
+def sweep(*values: Any) -> Any:
+    """One case of a parametrized sweep that only the exhaustive tier runs."""
+    return pytest.param(*values, marks=pytest.mark.exhaustive)
+
+
+def tier(full: Any, fast: Any) -> Any:
+    """`full` with pytest --exhaustive (CI), `fast` in the fast tier: counts of
+    examples, or the cases of a sweep."""
+    return full if EXHAUSTIVE else fast
 
 
 def decimal_phi(digits: int) -> Decimal:

@@ -4,12 +4,14 @@ written (timings are never asserted)."""
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import platform
 import sys
 from typing import Any
 
 import pytest
+from _support import tier
 
 import fibnim
 from fibnim import _backend
@@ -20,14 +22,21 @@ from fibnim.bench.suite import CALLS, CASES, GAME_SIZED, SOLVERS
 AVAILABLE = [case for case in CASES if case.available()]
 
 
-@pytest.fixture(scope="module")
-def quick_results():
-    if "cython" not in _backend.available():
-        pytest.skip("fibnim bench compares the compiled core, not built here")
+@functools.cache
+def _quick_run() -> dict[str, Any]:
+    """One quick run for the module (for each process of pytest-xdist): the
+    bench measures the compiled core whatever the test's backend."""
     before = _backend.name()
     results = run.run("quick")
     _backend.use(before)
     return results
+
+
+@pytest.fixture
+def quick_results():
+    if "cython" not in _backend.available():
+        pytest.skip("fibnim bench compares the compiled core, not built here")
+    return _quick_run()
 
 
 def test_every_solver_is_covered():
@@ -39,6 +48,7 @@ def test_every_solver_is_covered():
     }
 
 
+@pytest.mark.exhaustive
 def test_the_per_call_costs_are_measured_and_reported(quick_results):
     calls = quick_results["calls"]
     assert [c["name"] for c in calls["calls"]] == [c.name for c in CALLS]
@@ -98,6 +108,7 @@ def test_report_is_written(quick_results, tmp_path):
             assert f"![{png}]({png})" in text
 
 
+@pytest.mark.exhaustive
 def test_each_figure_has_one_legend_of_everything_it_draws(quick_results, tmp_path, monkeypatch):
     pytest.importorskip("matplotlib")
     legends: dict[str, list[str]] = {}
@@ -296,7 +307,7 @@ def test_identical_distributions_are_never_regressions_and_a_3x_shift_always_is(
     never = threshold / (2 + threshold)
     for spread, most in [(0.02, 0), (0.05, 0), (never, 0), (0.25, 3)]:
         flagged = 0
-        for _ in range(300):
+        for _ in range(tier(300, 30)):
             before = _with_samples(quick_results, _samples(rng, 3.0, spread))
             same = _with_samples(quick_results, _samples(rng, 3.0, spread))
             flagged += report.compare(before, same, threshold)[1]
@@ -449,6 +460,7 @@ def test_a_case_whose_package_is_missing_is_left_out_and_said(monkeypatch):
     assert "wythoff.is_safe (pandas Series): left out, it needs pandas" in said
 
 
+@pytest.mark.exhaustive
 def test_peers_are_timed_beside_fibnim_on_each_implementation_and_reported(tmp_path, capsys):
     pytest.importorskip("numba")
     if "cython" not in _backend.available():

@@ -48,9 +48,12 @@ from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
-from _support import subprocess_env  # noqa: E402
+from _support import subprocess_env, sweep, tier  # noqa: E402
 
 from fibnim import _backend, classify  # noqa: E402
+
+# fibnim(...) here is run_fibnim: nearly every test starts the command
+pytestmark = pytest.mark.commands
 
 
 def test_wythoff_command():
@@ -770,7 +773,7 @@ def test_a_width_read_from_a_header_costs_no_memory_of_its_own(tmp_path):
     assert np.load(tmp_path / "out.npy").shape == (0, 20_000_001)
 
 
-@pytest.mark.parametrize("width", [1, (1 << 16) - 1, 1 << 16, 70_000])
+@pytest.mark.parametrize("width", [1, sweep((1 << 16) - 1), 1 << 16, sweep(70_000)])
 def test_a_header_of_many_columns_is_written_whole(tmp_path, width):
     # written a piece of 65,536 names at a time: no name lost or doubled at a seam
     np.save(tmp_path / "wide.npy", np.ones((1, width), dtype=np.int64))
@@ -807,7 +810,8 @@ def test_a_signal_is_never_lost_whatever_the_input_and_wherever_the_run_is(tmp_p
     env["PYTHONFAULTHANDLER"] = "1"
     # after the first byte (its header: the run reads and computes) and later
     # (it waits to write, or computes), never before the run is under way
-    for attempt, read_first in enumerate([1, 2, 100, 4096, 65536, 1 << 18, 1 << 20, 3 << 20]):
+    moments = [1, 2, 100, 4096, 65536, 1 << 18, 1 << 20, 3 << 20]
+    for attempt, read_first in enumerate(tier(moments, moments[1::3])):
         fifo = tmp_path / f"out{attempt}.csv"
         os.mkfifo(fifo)
         # the test's ends of the FIFO, open before the run's: a read waits for

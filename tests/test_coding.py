@@ -16,7 +16,7 @@ import zlib
 
 import numpy as np
 import pytest
-from _support import run_fibnim, subprocess_env
+from _support import run_fibnim, subprocess_env, tier
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -51,6 +51,7 @@ def edges() -> list[int]:
     return sorted(v for v in values if 1 <= v <= UINT64_MAX)
 
 
+@pytest.mark.exhaustive
 def test_every_value_up_to_10_5_is_its_codeword():
     values = list(range(1, 10**5 + 1))
     packed = coding.pack(values)
@@ -208,9 +209,10 @@ def test_delta_round_trips_sorted_values_with_repeats(values):
 def test_chunks_of_the_stream_join_at_any_bit():
     # more values than a chunk, with codewords of every length across chunk ends
     rng = np.random.default_rng(3)
+    size = tier(200_000, 70_000)  # a chunk is 65,536 values
     values = (
-        rng.integers(1, 2**63, size=200_000, dtype=np.uint64)
-        >> rng.integers(0, 63, size=200_000).astype(np.uint64)
+        rng.integers(1, 2**63, size=size, dtype=np.uint64)
+        >> rng.integers(0, 63, size=size).astype(np.uint64)
     ) | np.uint64(1)
     packed = coding.pack(values)
     assert packed.size == coding.packed_size(values)

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from _support import run_fibnim, subprocess_env
+from _support import run_fibnim, subprocess_env, sweep, tier
 
 import fibnim
 from fibnim import _backend, coding, wythoff
@@ -322,7 +322,7 @@ def npy(path, values) -> str:
     return str(path)
 
 
-@pytest.mark.parametrize("command", ["pack", "unpack", "classify"])
+@pytest.mark.parametrize("command", ["pack", sweep("unpack"), sweep("classify")])
 def test_an_output_that_is_an_input_is_refused_by_every_command(tmp_path, command):
     values = npy(tmp_path / "v.npy", [[3, 5], [4, 8]])
     source = values
@@ -556,7 +556,7 @@ def test_a_memory_limit_ends_a_command_in_one_line_and_parquet_is_refused_below_
         ["classify", "m.csv", "-o", "o.parquet", "--game", "wythoff"],
         ["classify", "m.csv", "-o", "o.csv", "--game", "wythoff"],
     ]
-    for megabytes in (120, 150, 250, 400):
+    for megabytes in tier((120, 150, 250, 400), (120, 400)):
         for arguments in commands:
             done = run_fibnim(
                 *arguments, "-q", "--force", cwd=tmp_path, preexec_fn=limited(megabytes)

@@ -13,7 +13,7 @@ import time
 
 import numpy as np
 import pytest
-from _support import compiled_twin, subprocess_env
+from _support import compiled_twin, subprocess_env, sweep
 from _support import run_fibnim as fibnim
 
 from fibnim import _arrow, _backend, _errors, _npy, _stop, classify, coding, fibonacci_nim, solvers
@@ -196,6 +196,7 @@ RUN_WITH_PEAK = (
 )
 
 
+@pytest.mark.exhaustive
 @pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="VmHWM is Linux's")
 def test_every_format_stays_under_300_mb_on_ten_million_rows(ten_million):
     if _backend.name() == "python":
@@ -352,13 +353,15 @@ UNPACK = ["unpack", "in.fnc", "-o", "out.npy", "-q"]
 @pytest.mark.parametrize(
     ("arguments", "module"),
     [
-        *((CLASSIFY, m) for m in ("numpy", "fibnim._backend", "fibnim.cli", "fibnim._classify")),
-        (CLASSIFY, "pyarrow"),
+        (CLASSIFY, "numpy"),
+        (CLASSIFY, "fibnim.cli"),
+        *(sweep(CLASSIFY, m) for m in ("fibnim._backend", "fibnim._classify", "pyarrow")),
         # within numpy's own import of datetime a signal came out as numpy's
         # ImportError ("PyCapsule_Import could not import module"), and within
         # a class body as "Error calling __set_name__": the import machinery
         # words it as its own error, so the signals are held until the imports end
-        *((UNPACK, m) for m in ("datetime", "numpy._core.multiarray", "fibnim.coding")),
+        (UNPACK, "datetime"),
+        *(sweep(UNPACK, m) for m in ("numpy._core.multiarray", "fibnim.coding")),
     ],
 )
 def test_a_signal_while_the_command_loads_is_one_line_and_its_status(

