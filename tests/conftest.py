@@ -2,12 +2,12 @@
 and the fixtures the file tests share.
 
 Two tiers: ``pytest`` runs every test of every function, format and backend
-with fewer examples (property tests 10 each), and leaves out the sweeps marked
+with fewer examples (property tests 10 each), leaves out the sweeps marked
 ``exhaustive`` (every value below a bound, every position of a board, large
-files) and runs the tests marked ``commands`` (a fibnim process each) on the
-compiled core alone; ``pytest --exhaustive`` (or FIBNIM_EXHAUSTIVE=1, which reaches the
-suites that tools run) runs those too, and every property test with 200
-examples: CI does."""
+files), and runs the tests of the commands (a fibnim process each) on the
+compiled core alone; ``pytest --exhaustive`` (or FIBNIM_EXHAUSTIVE=1, which
+reaches the suites that tools run) runs everything, every property test with
+200 examples: CI does."""
 
 from __future__ import annotations
 
@@ -51,8 +51,8 @@ def pytest_configure(config: pytest.Config) -> None:
     )
     exhaustive = config.getoption("--exhaustive") or os.environ.get("FIBNIM_EXHAUSTIVE") == "1"
     _support.EXHAUSTIVE = bool(exhaustive)
-    tier = "exhaustive" if _support.EXHAUSTIVE else "fast"
-    settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", tier))
+    profile = "exhaustive" if _support.EXHAUSTIVE else "fast"
+    settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", profile))
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

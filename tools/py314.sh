@@ -18,7 +18,7 @@ cd "$(dirname "$0")/.."
 work=$(mktemp -d)
 root="${PY314_ROOT:-$work/root}"
 cleanup() {
-    umount "$root/proc" 2>/dev/null || true
+    umount "$root/proc" "$root/dev/pts" 2>/dev/null || true
     rm -rf --one-file-system "$work"
 }
 trap cleanup EXIT
@@ -48,6 +48,10 @@ if [ ! -x "$root/usr/bin/python3.14" ]; then
                 python3.14 python3.14-venv python3.14-dev > /dev/null'
 fi
 mountpoint -q "$root/proc" || mount -t proc proc "$root/proc"
+# the host's terminals, for the tests of what a command does on one (a pty)
+mkdir -p "$root/dev/pts"
+mountpoint -q "$root/dev/pts" || mount --bind /dev/pts "$root/dev/pts"
+[ -e "$root/dev/ptmx" ] || ln -s pts/ptmx "$root/dev/ptmx"
 cp /etc/resolv.conf "$root/etc/resolv.conf"
 # the host's trust, which may include a proxy's certificate
 cp /etc/ssl/certs/ca-certificates.crt "$root/etc/host-ca.crt"
