@@ -20,8 +20,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 work=$(mktemp -d)
 root="${ARM_ROOT:-$work/root}"  # ARM_ROOT=DIR keeps it, for tools/arm_instructions.py
+# shellcheck source=tools/debian_root.sh
+. tools/debian_root.sh
 cleanup() {
-    umount "$root/proc" 2>/dev/null || true
+    leave_root "$root"
     rm -rf --one-file-system "$work"
 }
 trap cleanup EXIT
@@ -54,11 +56,7 @@ if ! debootstrap --arch=arm64 --variant=minbase \
     tail -30 "$work/debootstrap.log" >&2
     exit 1
 fi
-# the atomic writes of the output routine link through /proc/self/fd
-mount -t proc proc "$root/proc"
-cp /etc/resolv.conf "$root/etc/resolv.conf"
-# the host's trust, which may include a proxy's certificate
-cp /etc/ssl/certs/ca-certificates.crt "$root/etc/host-ca.crt"
+enter_root "$root"
 
 echo "== an sdist of this checkout (on this machine: Cython is slow under emulation)"
 python3 -m venv "$work/tools"

@@ -58,18 +58,23 @@ static void expect(const char *kernel, const char *path, size_t i, uint64_t got,
 }
 
 /* A kernel over rows [start, n) answered `done` of them: check those, then
-   go on one past them (a row it stopped at is the scalar loop's) */
-#define EACH_CALL(n, done, call, check_row) \
-    for (Py_ssize_t start = 0, done; start < (Py_ssize_t)(n); start += done + 1) { \
-        done = (call); \
-        if (done < 0 || done > (Py_ssize_t)(n) - start) { \
-            printf("WRONG: a kernel answered %td rows of %td\n", done, (Py_ssize_t)(n) - start); \
-            wrong++; \
-            break; \
+   go on one past them (a row it stopped at is the scalar loop's); how many it
+   answered is reported under `kernel` */
+#define EACH_CALL(kernel, n, call, check_row) do { \
+        long long covered = 0; \
+        for (Py_ssize_t start = 0, done; start < (Py_ssize_t)(n); start += done + 1) { \
+            done = (call); \
+            if (done < 0 || done > (Py_ssize_t)(n) - start) { \
+                printf("WRONG: a kernel answered %td rows of %td\n", done, \
+                       (Py_ssize_t)(n) - start); \
+                wrong++; \
+                break; \
+            } \
+            for (Py_ssize_t i = start; i < start + done; i++) { check_row; } \
+            covered += done; \
         } \
-        for (Py_ssize_t i = start; i < start + done; i++) { check_row; } \
-        covered += done; \
-    }
+        report(kernel, name, covered, n); \
+    } while (0)
 
 static void report(const char *kernel, const char *path, long long covered, size_t n) {
     printf("  %-16s %-11s %lld of %zu rows answered\n", kernel, path, covered, n);
@@ -114,85 +119,73 @@ int main(void) {
             continue;
         }
         printf("path %s:\n", name);
-        long long covered;
         if (path->is_safe) {
             uint8_t *out = marked(n);
-            covered = 0;
-            EACH_CALL(n, done, path->is_safe(x.v + start, y.v + start, out + start, n - start,
-                                             int64_max),
+            EACH_CALL("is_safe", n,
+                      path->is_safe(x.v + start, y.v + start, out + start, n - start, int64_max),
                       expect("is_safe", name, i, out[i], safe.v[i]));
-            report("is_safe", name, covered, n);
             free(out);
         }
         if (path->winning_move) {
             int64_t *tx = marked(8 * n), *ty = marked(8 * n);
-            covered = 0;
-            EACH_CALL(n, done, path->winning_move(x.v + start, y.v + start, tx + start,
-                                                  ty + start, n - start, int64_max),
+            EACH_CALL("winning_move", n,
+                      path->winning_move(x.v + start, y.v + start, tx + start, ty + start,
+                                         n - start, int64_max),
                       expect("winning_move x", name, i, (uint64_t)tx[i], target_x.v[i]);
                       expect("winning_move y", name, i, (uint64_t)ty[i], target_y.v[i]));
-            report("winning_move", name, covered, n);
             free(tx), free(ty);
         }
         if (path->classify_wythoff) {
             int64_t *out = marked(24 * n);
-            covered = 0;
-            EACH_CALL(n, done, path->classify_wythoff(piles + 2 * start, out + 3 * start,
-                                                      n - start, int64_max),
+            EACH_CALL("classify", n,
+                      path->classify_wythoff(piles + 2 * start, out + 3 * start, n - start,
+                                             int64_max),
                       expect("classify P", name, i, (uint64_t)out[3 * i], safe.v[i]);
                       expect("classify x", name, i, (uint64_t)out[3 * i + 1], target_x.v[i]);
                       expect("classify y", name, i, (uint64_t)out[3 * i + 2], target_y.v[i]));
-            report("classify", name, covered, n);
             free(out);
         }
         if (path->is_lower) {
             for (int is_upper = 0; is_upper < 2; is_upper++) {
                 uint8_t *out = marked(single.n);
                 const column *want = is_upper ? &upper : &lower;
-                covered = 0;
-                EACH_CALL(single.n, done, path->is_lower(single.v + start, out + start,
-                                                         single.n - start, is_upper, int64_max),
-                          expect(is_upper ? "is_upper" : "is_lower", name, i, out[i],
-                                 want->v[i]));
-                report(is_upper ? "is_upper" : "is_lower", name, covered, single.n);
+                const char *kernel = is_upper ? "is_upper" : "is_lower";
+                EACH_CALL(kernel, single.n,
+                          path->is_lower(single.v + start, out + start, single.n - start,
+                                         is_upper, int64_max),
+                          expect(kernel, name, i, out[i], want->v[i]));
                 free(out);
             }
         }
         if (path->pair) {
             int64_t *a = marked(8 * pair_n.n), *b = marked(8 * pair_n.n);
-            covered = 0;
-            EACH_CALL(pair_n.n, done, path->pair(pair_n.v + start, a + start, b + start,
-                                                 pair_n.n - start, pair_limit),
+            EACH_CALL("pair", pair_n.n,
+                      path->pair(pair_n.v + start, a + start, b + start, pair_n.n - start,
+                                 pair_limit),
                       expect("pair a", name, i, (uint64_t)a[i], pair_a.v[i]);
                       expect("pair b", name, i, (uint64_t)b[i], pair_b.v[i]));
-            report("pair", name, covered, pair_n.n);
             free(a), free(b);
         }
         if (path->power_pairs) {
             uint8_t *out = marked(first.n);
-            covered = 0;
-            EACH_CALL(first.n, done, path->power_pairs(rows + 2 * start, bound.v + start,
-                                                       out + start, first.n - start, int64_max),
+            EACH_CALL("power_pairs", first.n,
+                      path->power_pairs(rows + 2 * start, bound.v + start, out + start,
+                                        first.n - start, int64_max),
                       expect("power_pairs", name, i, out[i], power_safe.v[i]));
-            report("power_pairs", name, covered, first.n);
             free(out);
         }
         if (path->encode) {
             uint64_t *out = marked(8 * numbers.n);
-            covered = 0;
-            EACH_CALL(numbers.n, done, path->encode(numbers.v + start, out + start,
-                                                    numbers.n - start, code_limit),
+            EACH_CALL("encode", numbers.n,
+                      path->encode(numbers.v + start, out + start, numbers.n - start, code_limit),
                       expect("encode", name, i, out[i], codes.v[i]));
-            report("encode", name, covered, numbers.n);
             free(out);
         }
         if (path->decode) {
             int64_t *out = marked(8 * codes.n);
-            covered = 0;
-            EACH_CALL(codes.n, done, path->decode(codes.v + start, out + start,
-                                                  codes.n - start, UINT64_MAX),
+            EACH_CALL("decode", codes.n,
+                      path->decode(codes.v + start, out + start, codes.n - start, UINT64_MAX),
                       expect("decode", name, i, (uint64_t)out[i], numbers.v[i]));
-            report("decode", name, covered, codes.n);
             free(out);
         }
         /* coding: the count of codewords ending within each codeword's end

@@ -17,8 +17,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 work=$(mktemp -d)
 root="${PY314_ROOT:-$work/root}"
+# shellcheck source=tools/debian_root.sh
+. tools/debian_root.sh
 cleanup() {
-    umount "$root/proc" "$root/dev/pts" 2>/dev/null || true
+    leave_root "$root"
     rm -rf --one-file-system "$work"
 }
 trap cleanup EXIT
@@ -47,14 +49,7 @@ if [ ! -x "$root/usr/bin/python3.14" ]; then
             apt-get install -y -qq --no-install-recommends -t sid \
                 python3.14 python3.14-venv python3.14-dev > /dev/null'
 fi
-mountpoint -q "$root/proc" || mount -t proc proc "$root/proc"
-# the host's terminals, for the tests of what a command does on one (a pty)
-mkdir -p "$root/dev/pts"
-mountpoint -q "$root/dev/pts" || mount --bind /dev/pts "$root/dev/pts"
-[ -e "$root/dev/ptmx" ] || ln -s pts/ptmx "$root/dev/ptmx"
-cp /etc/resolv.conf "$root/etc/resolv.conf"
-# the host's trust, which may include a proxy's certificate
-cp /etc/ssl/certs/ca-certificates.crt "$root/etc/host-ca.crt"
+enter_root "$root"
 
 echo "== a copy of this checkout's sources in the root"
 rm -rf "$root/fibnim"
