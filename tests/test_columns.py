@@ -310,7 +310,7 @@ def test_classify_columns_errors():
         classify(frame, "fibonacci-nim", columns="x")
     with pytest.raises(ValueError, match="a column named 'is_p'"):
         classify(frame.rename(columns={"note": "is_p"}), "wythoff", columns=["x", "y"])
-    with pytest.raises(TypeError, match="DataFrame or a 2-d numpy array, not of list"):
+    with pytest.raises(TypeError, match="a table or a 2-d numpy array, not of list"):
         classify([[1, 2, 3]], "wythoff", columns=[0, 1])
 
 

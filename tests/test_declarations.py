@@ -25,7 +25,7 @@ TESTS = pathlib.Path(__file__).parent
 
 def public_array_functions() -> list[str]:
     """Every function of the topic modules that takes arrays (numpy, dask, pandas:
-    the wrapper of fibnim._dask marks it), and classify."""
+    the wrapper of fibnim._tables marks it), and classify."""
     found = ["classify"]
     for topic in TOPICS:
         module = getattr(fibnim, topic)

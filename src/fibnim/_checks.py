@@ -13,13 +13,12 @@ fibnim._apply drives the kernels over arrays with these checks, chunk by chunk.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
-from contextvars import ContextVar
-from types import MappingProxyType
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import numpy as np
+
+from fibnim import _tables
 
 #: The most Zeckendorf digits fibnim's exact paths handle: codes, digit strings
 #: and widths of up to this many digits, numbers below F_{DIGITS_LIMIT + 2}
@@ -46,50 +45,13 @@ class Bound(NamedTuple):
 NONNEGATIVE = Bound(0, ValueError, "is negative")
 
 
-#: Where the array being checked starts in a larger one (a dask block in its
-#: array): added to the indices that error messages give.
-_OFFSET: ContextVar[tuple[int, ...]] = ContextVar("fibnim_index_offset", default=())
-
-
-@contextmanager
-def index_offset(offset: tuple[int, ...]) -> Iterator[None]:
-    """Within this block, error messages give indices shifted by offset."""
-    token = _OFFSET.set(offset)
-    try:
-        yield
-    finally:
-        _OFFSET.reset(token)
-
-
-#: The labels of the arguments being checked, by name: the words for a place
-#: in each (a pandas index label and column name, xarray coordinates).
-_LABELS: ContextVar[Mapping[str, Callable[[tuple[int, ...]], str | None]]] = ContextVar(
-    "fibnim_labels", default=MappingProxyType({})
-)
-
-
-@contextmanager
-def labels(words: dict[str, Callable[[tuple[int, ...]], str | None]]) -> Iterator[None]:
-    """Within this call, an element of argument `name` is named by its index
-    and by words[name](index) (its labels)."""
-    token = _LABELS.set({**_LABELS.get(), **words})
-    try:
-        yield
-    finally:
-        _LABELS.reset(token)
-
-
 def index_text(index: tuple[int, ...] | None, name: str = "") -> str:
-    """[i, j] of an element of argument `name`, shifted by `index_offset`,
-    and its labels after it where the argument has them (`labels`)."""
+    """[i, j] of an element of argument `name`, in the whole argument, and its
+    labels after it where the argument has them (fibnim._tables.place)."""
     if index is None:
         return ""
-    offset = _OFFSET.get()
-    # an index may be shorter than the offset (a bound r beside positions (..., k))
-    shifted = tuple(i + o for i, o in zip(index, offset, strict=False)) + index[len(offset) :]
+    shifted, label = _tables.place(index, name)
     text = "[" + ", ".join(str(i) for i in shifted) + "]"
-    words = _LABELS.get().get(name)
-    label = words(shifted) if words is not None else None
     return f"{text} ({label})" if label else text
 
 
@@ -168,9 +130,7 @@ def integers(x: Any, where: str, name: str = "n") -> int | np.ndarray:
         # pandas, pyarrow, xarray and the like: their values as they are (never
         # element by element: that took 40 s for a Series of 10**7); a pandas NA
         # named as missing, never seen as a float NaN
-        from fibnim import _labelled
-
-        array = np.asarray(_labelled.values(x, where, name))
+        array = np.asarray(_tables.values(x, where, name))
     else:
         # Lists and tuples: look at every element first, since numpy silently turns
         # bools into ints and [1, 2**63] into floats; then take int64, else uint64,

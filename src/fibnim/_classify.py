@@ -20,6 +20,7 @@ array([[ 0, 11],
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -28,9 +29,9 @@ from typing import Any, Literal, Protocol, overload
 import numpy as np
 from numpy.typing import NDArray
 
-from fibnim import _backend, _dask, _frames, _labelled, _stop, fibonacci_nim, solvers
+from fibnim import _backend, _stop, _tables, fibonacci_nim, solvers
 from fibnim._apply import CHUNK, INT64_MAX, UINT64_MAX, overlap, result_array
-from fibnim._checks import NONNEGATIVE, Bound, check_chunk, check_int, integers, labels, one_int
+from fibnim._checks import NONNEGATIVE, Bound, check_chunk, check_int, integers, one_int
 
 # The optional packages' objects that classify takes, the same kind out; by
 # what they have, so that fibnim's types need none of those packages (nor stubs
@@ -312,39 +313,44 @@ def classify(
     array([[ 1, -1, -1],
            [ 0,  4,  7]])
     """
-    if _frames.is_dask_frame(positions):
-        if out is not None:
-            raise TypeError(
-                "classify: out= does not go with a dask DataFrame (the result is lazy)"
-            )
-        return _frames.classify_dask_frame(
-            classify, positions, game, bound, columns, game_named(game)
-        )
-    if _frames.is_table(positions):
-        return _frames.classify_table(
-            classify, positions, game, bound, columns, out, game_named(game)
-        )
-    if columns is not None:
-        return _classify_columns(positions, game, bound, columns, out)
-    if out is None and bound is None and type(positions) is np.ndarray:
-        quick = _quick(positions, game)
-        if quick is not None:
-            return quick
-    if _labelled.is_labelled(positions):
-        if getattr(positions, "columns", None) is not None:
-            # a pandas DataFrame whose piles were not chosen (`Game.check_named`)
-            game_named(game).check_named(list(positions.columns), "classify", "columns=")
-        return _classify_labelled(positions, game, bound, out)
     rules = game_named(game)
     if bound is not None:
         if not rules.bounded:
             raise ValueError(f"{game} has no bound on the next take")
         bound = one_int(bound, "classify", "bound")
         check_int(bound, "classify", "bound", high=_PILE)
-    if _dask.is_dask(positions):
-        if out is not None:
-            raise TypeError("classify: out= does not go with a dask array (the result is lazy)")
-        return _dask.classify_blocks(classify, positions, game, bound)
+    if type(positions) is np.ndarray and positions.ndim == 2:
+        if columns is not None:
+            positions = positions[:, _column_indices(positions, columns)]
+        elif out is None and bound is None:
+            quick = _quick(positions, rules)
+            if quick is not None:
+                return quick
+        return classify_array(positions, out, game=game, bound=bound)
+    solve = functools.partial(classify_array, game=game, bound=bound)
+    return _tables.classify(positions, rules, columns, out, solve)
+
+
+def _column_indices(positions: NDArray[Any], columns: Sequence[Any] | str) -> list[int]:
+    """columns= of a 2-d array: indices of its columns, or '*' for all."""
+    k = positions.shape[1]
+    if isinstance(columns, str) and columns == EVERY_COLUMN:
+        return list(range(k))
+    if isinstance(columns, (str, bytes)) or not isinstance(columns, Sequence):
+        raise TypeError(f"classify: columns= is a list of columns (or '*'), not {columns!r}")
+    pick = [one_int(j, "classify", "columns") for j in columns]
+    for j in pick:
+        if not -k <= j < k:
+            raise ValueError(f"classify: no column {j}; positions has {k} columns")
+    return pick
+
+
+def classify_array(
+    positions: Any, out: Any = None, *, game: GameName, bound: int | None
+) -> NDArray[np.int64]:
+    """classify of positions that are no table, bound already checked: an
+    integer array (N, k) or what numpy reads as one (a list of rows)."""
+    rules = GAMES[game]
     array = integers(positions, "classify", "positions")
     if isinstance(array, int) or array.ndim != 2:
         raise ValueError(
@@ -379,72 +385,15 @@ def classify(
     return result
 
 
-def _classify_labelled(positions: Any, game: GameName, bound: int | None, out: Any) -> Any:
-    """classify of a pandas or xarray object (its piles chosen): the answers on
-    its labels; a row with a missing pile (NA) gets NA answers (see
-    _labelled.filled)."""
-    with labels({"positions": _labelled.places(positions)}):
-        if out is not None:
-            values = _labelled.values(positions, "classify", "positions")
-            return classify(values, game, bound, out=out)
-        hole = _labelled.union([_labelled.missing(positions)], positions=True)
-        filled = _labelled.filled(positions)
-        result = classify(_labelled.values(filled), game, bound)
-    return _labelled.mark_missing(_labelled.rows(result, filled), hole)
-
-
-def _classify_columns(
-    positions: Any, game: GameName, bound: int | None, columns: Sequence[Any], out: Any
-) -> Any:
-    """classify(positions, game, bound, columns=columns, out=out)."""
-    if isinstance(columns, str) and columns == EVERY_COLUMN:
-        if hasattr(positions, "columns"):
-            columns = list(positions.columns)
-        elif type(positions) is np.ndarray and positions.ndim == 2:
-            columns = list(range(positions.shape[1]))
-    if isinstance(columns, (str, bytes)) or not isinstance(columns, Sequence):
-        raise TypeError(f"classify: columns= is a list of columns (or '*'), not {columns!r}")
-    if _labelled.library(positions) == "pandas" and positions.ndim == 2:
-        names = list(positions.columns)
-        for name in columns:
-            if name not in names:
-                listing = ", ".join(map(str, names))
-                raise ValueError(f"classify: no column {name!r}; the columns are {listing}")
-        if len(set(columns)) < len(columns):
-            raise ValueError(f"classify: columns={list(columns)!r} names a column twice")
-        result = _classify_labelled(positions[list(columns)], game, bound, out)
-        if out is not None:
-            return result
-        if taken := set(names) & set(result.columns):
-            raise ValueError(
-                f"classify: the frame has a column named {sorted(taken)[0]!r}, as one of the "
-                "answers' columns is; rename it"
-            )
-        return positions.join(result)
-    if type(positions) is np.ndarray and positions.ndim == 2:
-        pick = [one_int(j, "classify", "columns") for j in columns]
-        for j in pick:
-            if not -positions.shape[1] <= j < positions.shape[1]:
-                raise ValueError(
-                    f"classify: no column {j}; positions has {positions.shape[1]} columns"
-                )
-        return classify(positions[:, pick], game, bound, out=out)
-    raise TypeError(
-        "classify: columns= chooses the piles of a pandas DataFrame or a 2-d numpy array, "
-        f"not of {type(positions).__name__}"
-    )
-
-
 _WORDS = frozenset({np.dtype(np.int64), np.dtype(np.uint64)})
 
 
-def _quick(positions: NDArray[Any], game: str) -> NDArray[np.int64] | None:
+def _quick(positions: NDArray[Any], rules: Game) -> NDArray[np.int64] | None:
     """classify of a plain int64 or uint64 array of at most CHUNK rows (a
     search's or a game loop's one position) at no bound: the fused kernel on it
     straight; None for the general path, which takes everything else and
     names a bad value."""
-    rules = GAMES.get(game)
-    if rules is None or positions.dtype not in _WORDS or positions.ndim != 2:
+    if positions.dtype not in _WORDS:
         return None
     n, k = positions.shape
     if n > CHUNK or not positions.flags.aligned or k != (rules.piles or k) or k < 1:

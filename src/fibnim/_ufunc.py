@@ -29,7 +29,7 @@ from typing import Any, Generic, TypeVar
 
 import numpy as np
 
-from fibnim import _apply, _backend, _dask, _labelled
+from fibnim import _apply, _backend, _tables
 from fibnim._apply import INT64_MAX, UINT64_MAX, outs_of, overlap
 from fibnim._checks import (
     NONNEGATIVE,
@@ -39,7 +39,6 @@ from fibnim._checks import (
     check_int,
     flag,
     integers,
-    labels,
     refuse,
 )
 from fibnim._declarations import DECLARATIONS, Declaration
@@ -62,11 +61,6 @@ class _General:
 
 
 _Front: type = _General if _backend._CORE is None else _backend._CORE.Front
-
-
-def library(value: Any) -> str:
-    """The top-level package of value's type ("numpy", "pandas", "dask", ...)."""
-    return type(value).__module__.partition(".")[0]
 
 
 class Elementwise(_Front):  # type: ignore[misc]
@@ -144,9 +138,9 @@ class Elementwise(_Front):  # type: ignore[misc]
             raise TypeError(
                 f"{self.__name__}.outer: {self.__name__} takes one input; outer pairs two"
             )
-        if library(a) != "dask":
+        if _tables.library(a) != "dask":
             a = integers(a, self.__name__, self.declaration.inputs[0])
-        b_ndim = np.ndim(b) if library(b) != "dask" else b.ndim
+        b_ndim = np.ndim(b) if _tables.library(b) != "dask" else b.ndim
         if not isinstance(a, int):
             a = a[(Ellipsis,) + (None,) * b_ndim]
         return self(a, b, **kwargs)
@@ -187,14 +181,14 @@ class Elementwise(_Front):  # type: ignore[misc]
         if where is not True:
             passed["where"] = where = _where_mask(d.function, where)
         compiled = _backend.active() is _backend.COMPILED and _backend.COMPILED is not None
-        kinds = {library(v) for v in inputs}
+        kinds = {_tables.library(v) for v in inputs}
         if "dask" in kinds:
             # block by block, each block's errors named by their index in the
             # whole array (numpy's protocol would lose where a block starts)
-            return _dask.map_blocks(self, args, {**kwargs, **numpy_keywords})
+            return _tables.map_blocks(self, args, {**kwargs, **numpy_keywords})
         named = zip(self.declaration.inputs, inputs, strict=False)
-        with labels({n: _labelled.places(v) for n, v in named if _labelled.is_labelled(v)}):
-            if any(map(_labelled.is_labelled, inputs)) and out is None:
+        with _tables.labels({n: _tables.places(v) for n, v in named if _tables.is_labelled(v)}):
+            if any(map(_tables.is_labelled, inputs)) and out is None:
                 return self._labelled(inputs, settings, short, passed, compiled)
             # with out=, pandas and xarray objects are read as their arrays: the
             # answer is out, which has no labels
@@ -220,9 +214,9 @@ class Elementwise(_Front):  # type: ignore[misc]
                     f"casting={casting!r}"
                 )
         out = kwargs.pop("out", None)
-        if any(library(a) == "dask" for a in (*args, *kwargs.values())):
+        if any(_tables.library(a) == "dask" for a in (*args, *kwargs.values())):
             kwargs["dtype"] = dtype  # each block casts its own answers
-            return _dask.map_blocks(self, args, kwargs) if out is None else self(*args, out=out)
+            return _tables.map_blocks(self, args, kwargs) if out is None else self(*args, out=out)
         answer = self.general(*args, **kwargs)
         answers = answer if isinstance(answer, tuple) else (answer,)
         cast = tuple(_exactly_as(a, dtype, d.function) for a in answers)
@@ -245,7 +239,7 @@ class Elementwise(_Front):  # type: ignore[misc]
         d = self.declaration
         out, where = passed.get("out"), passed.get("where", True)
         arrays = [
-            integers(_labelled.values(v, d.function, name), d.function, name)
+            integers(_tables.values(v, d.function, name), d.function, name)
             for v, name in zip(inputs, d.inputs, strict=False)
         ]
         exact = any(isinstance(a, np.ndarray) and a.dtype == object for a in arrays)
@@ -358,11 +352,11 @@ class Elementwise(_Front):  # type: ignore[misc]
         through numpy's protocol, which keeps their types and labels."""
         d = self.declaration
         named = list(zip(d.inputs, inputs, strict=False))
-        labelled = [(n, v) for n, v in named if _labelled.is_labelled(v)]
+        labelled = [(n, v) for n, v in named if _tables.is_labelled(v)]
         for name, other in labelled[1:]:
             # pandas and xarray would align them: fibnim computes on the
             # positions given, and refuses labels that do not match
-            _labelled.check_same_labels(d.function, *labelled[0], name, other)
+            _tables.check_same_labels(d.function, *labelled[0], name, other)
         mask = passed.get("where", True)
         if mask is not True:
             # no out= to keep: 1 (which every function takes) where the mask is
@@ -373,16 +367,16 @@ class Elementwise(_Front):  # type: ignore[misc]
             answers = answer if isinstance(answer, tuple) else (answer,)
             zeroed = tuple(_where(mask, a, 0) for a in answers)
             return zeroed if isinstance(answer, tuple) else zeroed[0]
-        holes = [_labelled.missing(v) for v in inputs]
+        holes = [_tables.missing(v) for v in inputs]
         if any(h is not None for h in holes):
-            # NA in, NA out, every other value exact (see _labelled.filled)
+            # NA in, NA out, every other value exact (see _tables.filled)
             answer = self._labelled(
-                [_labelled.filled(v) for v in inputs], settings, short, passed, compiled
+                [_tables.filled(v) for v in inputs], settings, short, passed, compiled
             )
-            hole = _labelled.union(holes, positions=False)
+            hole = _tables.union(holes, positions=False)
             if isinstance(answer, tuple):
-                return tuple(_labelled.mark_missing(a, hole) for a in answer)
-            return _labelled.mark_missing(answer, hole)
+                return tuple(_tables.mark_missing(a, hole) for a in answer)
+            return _tables.mark_missing(answer, hole)
         kinds = set()
         for value, name in zip(inputs, d.inputs, strict=False):
             dtype = getattr(value, "dtype", None)
@@ -405,7 +399,7 @@ class Elementwise(_Front):  # type: ignore[misc]
         # the object loop's answers as the declared types (exact ints stay
         # objects); nullable ones for a nullable input, as pandas gives them
         nullable = any(
-            library(v) == "pandas" and not isinstance(v.dtype, np.dtype) for v in inputs
+            _tables.library(v) == "pandas" and not isinstance(v.dtype, np.dtype) for v in inputs
         )
         results = result if isinstance(result, tuple) else (result,)
         typed = tuple(
@@ -516,7 +510,7 @@ def _exactly_as(answer: Any, dtype: np.dtype[Any], where: str) -> Any:
     object) in dtype, its values kept: OverflowError naming the first that
     does not fit."""
     values = np.asarray(
-        _labelled.values(answer) if library(answer) in ("pandas", "xarray") else answer
+        _tables.values(answer) if _tables.library(answer) in ("pandas", "xarray") else answer
     )
     if dtype.kind in "iu" and values.size and values.dtype.kind in "iub":
         info = np.iinfo(dtype)
@@ -527,7 +521,7 @@ def _exactly_as(answer: Any, dtype: np.dtype[Any], where: str) -> Any:
             raise OverflowError(
                 f"{where}: its answer{place} = {values[index]} does not fit {dtype} (dtype=)"
             )
-    if library(answer) in ("pandas", "xarray"):
+    if _tables.library(answer) in ("pandas", "xarray"):
         return answer.astype(dtype)
     if isinstance(answer, np.ndarray):
         return answer.astype(dtype)
@@ -547,7 +541,7 @@ def check_numpy_keywords(where: str, keywords: dict[str, Any]) -> None:
 def _where_mask(where: str, mask: Any) -> Any:
     """where= as numpy takes it: an array of bools (an array of another dtype is a
     TypeError, as numpy's safe cast to bool makes it), anything else as bools."""
-    if library(mask) == "dask":
+    if _tables.library(mask) == "dask":
         return mask
     if isinstance(mask, np.ndarray) and mask.dtype != np.bool_:
         raise TypeError(f"{where}: where= must be an array of bools, not of {mask.dtype}")
@@ -565,7 +559,7 @@ def _broadcast(where: str, shapes: list[tuple[int, ...]]) -> tuple[int, ...]:
 def _where(mask: Any, value: Any, other: int) -> Any:
     """value where mask is True, other elsewhere, keeping value's type (a
     pandas, xarray or dask object, an array, or an int)."""
-    kind = library(value)
+    kind = _tables.library(value)
     if kind == "pandas":
         return value.where(np.asarray(mask), other)
     if kind == "xarray":
@@ -598,8 +592,8 @@ def _input_casting_error(
 def _typed(result: Any, dtype: Any, nullable: bool = False) -> Any:
     """The object loop's answers as dtype (pandas' nullable type where NA is
     among them, or where `nullable`)."""
-    if library(result) == "pandas" and (nullable or np.asarray(result.isna()).any()):
-        return result.astype(_labelled.nullable(dtype))  # an Index's isna is an array
+    if _tables.library(result) == "pandas" and (nullable or np.asarray(result.isna()).any()):
+        return result.astype(_tables.nullable(dtype))  # an Index's isna is an array
     return result.astype(dtype)
 
 

@@ -28,7 +28,7 @@ from typing import Any, overload
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from fibnim import _backend, _dask, solvers
+from fibnim import _backend, _tables, solvers
 from fibnim._apply import (
     CHUNK,
     INT64_MAX,
@@ -275,7 +275,7 @@ def global_is_p(
     *,
     out: Out[np.bool_] | None = ...,
 ) -> NDArray[np.bool_]: ...
-@_dask.of_positions
+@_tables.of_positions
 def global_is_p(
     piles: ArrayLike,
     r: ArrayLike | None = None,
@@ -320,7 +320,7 @@ def global_winning_move(
     *,
     out: tuple[NDArray[np.int64], NDArray[np.int64]] | None = ...,
 ) -> tuple[NDArray[np.int64], NDArray[np.int64]]: ...
-@_dask.of_positions
+@_tables.of_positions
 def global_winning_move(
     piles: ArrayLike,
     r: ArrayLike | None = None,

@@ -18,7 +18,7 @@ from typing import Any, overload
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from fibnim import _backend, _dask, _ufunc
+from fibnim import _backend, _tables, _ufunc
 from fibnim._apply import (
     INT64_MAX,
     Int,
@@ -117,7 +117,7 @@ def is_p(
     *,
     out: Out[np.bool_] | None = ...,
 ) -> NDArray[np.bool_]: ...
-@_dask.of_positions
+@_tables.of_positions
 def is_p(
     piles: ArrayLike,
     r: ArrayLike | None = None,
@@ -153,7 +153,7 @@ def winning_move(
     *,
     out: tuple[NDArray[np.int64], NDArray[np.int64]] | None = ...,
 ) -> tuple[NDArray[np.int64], NDArray[np.int64]]: ...
-@_dask.of_positions
+@_tables.of_positions
 def winning_move(
     piles: ArrayLike,
     r: ArrayLike | None = None,

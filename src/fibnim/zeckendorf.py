@@ -18,7 +18,7 @@ from typing import Any, Literal, overload
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from fibnim import _backend, _dask
+from fibnim import _backend, _tables
 from fibnim._apply import Int, Out, finish, map_arrays, map_objects, outs_of, result_array
 from fibnim._checks import (
     DIGITS_LIMIT,
@@ -292,7 +292,7 @@ def _lazy_width(n: Any, width: int | None = None, **_: Any) -> int:
     return _width_given(width)
 
 
-@_dask.with_last_axis(_lazy_width)
+@_tables.with_last_axis(_lazy_width)
 def digits(
     n: ArrayLike, width: int | None = None, *, out: Out[np.uint8] | None = None
 ) -> NDArray[np.uint8]:
@@ -406,7 +406,7 @@ def _string_array(
 def to_string(n: Int, style: Style = ...) -> str: ...
 @overload
 def to_string(n: ArrayLike, style: Style = ...) -> NDArray[np.str_]: ...
-@_dask.elementwise
+@_tables.elementwise
 def to_string(n: ArrayLike, style: Style = "zeckendorf") -> Any:
     """The Zeckendorf representation of n as a string of 0s and 1s.
 
@@ -452,7 +452,7 @@ def to_string(n: ArrayLike, style: Style = "zeckendorf") -> Any:
 def second_canonical(n: Int) -> str: ...
 @overload
 def second_canonical(n: ArrayLike) -> NDArray[np.str_]: ...
-@_dask.elementwise
+@_tables.elementwise
 def second_canonical(n: ArrayLike) -> Any:
     """Silber's second canonical representation of n >= 1, in Silber positions.
 

@@ -503,7 +503,8 @@ class Call:
         them, for decode), as int64."""
         values = np.random.default_rng(0).integers(1, 94, size)
         if self.name == "zeckendorf.decode":
-            return zeckendorf.encode(values).astype(np.int64)
+            codes: np.ndarray = zeckendorf.encode(values)
+            return codes.astype(np.int64)
         return values
 
     def outs(self, size: int) -> Any:
