@@ -96,6 +96,8 @@ def main(arguments: argparse.Namespace) -> int:
     chosen = arguments.implementation
     if chosen not in (None, "all") and chosen not in _backend.implementations():
         raise SystemExit(f"fibnim bench: {_backend._unsupported(chosen)}")
+    if arguments.compare and importlib.util.find_spec("scipy") is None:
+        raise UsageError('--compare needs scipy: pip install "fibnim[bench]"')
     if arguments.peers and importlib.util.find_spec("numba") is None:
         raise UsageError('--peers needs numba: pip install "fibnim[peers]"')
     results = run.run(mode, arguments.kernel, progress, chosen, arguments.peers)

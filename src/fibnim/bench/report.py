@@ -51,212 +51,98 @@ results.json (validated against `SCHEMA`, a JSON Schema):
 
 from __future__ import annotations
 
-import functools
 import json
 import math
 import statistics
 from pathlib import Path
 from typing import Any
 
-_TIMING = {
-    "type": "object",
-    "required": ["median", "min", "max"],
-    "properties": {k: {"type": "number", "minimum": 0} for k in ("median", "min", "max")},
-}
 
+def _object(*required: str, **properties: Any) -> dict[str, Any]:
+    return {"type": "object", "required": list(required), "properties": properties}
+
+
+def _array(items: dict[str, Any], **more: Any) -> dict[str, Any]:
+    return {"type": "array", "items": items, **more}
+
+
+_POSITIVE = {"type": "number", "exclusiveMinimum": 0}
+_AT_LEAST_0 = {"type": "number", "minimum": 0}
+_SIZE = {"type": "integer", "minimum": 1}
+_OR_NULL = {"type": ["number", "null"]}
+_TIMING = _object("median", "min", "max", median=_AT_LEAST_0, min=_AT_LEAST_0, max=_AT_LEAST_0)
 #: the forms of one call that are timed against a peer (fibnim.bench.run.measure_calls)
 _FORMS = ("plain_us", "out_us", "where_us", "block_us")
+_CODEC = _object(
+    "name", "pack_ns", "unpack_ns", "bits_per_value",
+    pack_ns=_POSITIVE, unpack_ns=_POSITIVE, bits_per_value=_POSITIVE,
+)  # fmt: skip
+_LOAD = _array(_AT_LEAST_0, minItems=3, maxItems=3) | {"type": ["array", "null"]}
+_KERNEL_ROW = _object(
+    "size", "compiled", "floor",
+    size=_SIZE, compiled=_TIMING, floor=_TIMING, by_hand=_TIMING, pure=_TIMING,
+    all_threads=_TIMING, peak_mb=_AT_LEAST_0, by_hand_wrong={"type": "integer", "minimum": 0},
+    x_floor_samples=_array(_POSITIVE),
+)  # fmt: skip
+_TARGETS = {"type": "object", "additionalProperties": False, "properties": {
+    k: _POSITIVE for k in ("x_floor", "x_pure", "x_hand", "x_reference")
+}}  # fmt: skip
+_PATH = _object(
+    "ns", "x_floor",
+    ns=_POSITIVE, x_floor=_POSITIVE, numba_ns=_POSITIVE, numba_x_floor=_POSITIVE,
+    x_numba=_POSITIVE, numba_target={"type": "string"},
+)  # fmt: skip
+_CALL = _object(
+    "name", "peer", "peer_us", "ints_us", *_FORMS,
+    **{key: _POSITIVE for key in (*_FORMS, "ints_us", "element_ns")},
+    peer_us=_object(*_FORMS, **{key: _POSITIVE for key in _FORMS}), series_x=_OR_NULL,
+)  # fmt: skip
+_PIPELINE = _object(
+    "name", "size", "seconds", "floor_seconds", "target_x_floor", "peak_mb", "threads",
+    size=_SIZE, seconds=_POSITIVE, floor_seconds=_POSITIVE, target_x_floor=_POSITIVE,
+    peak_mb=_OR_NULL, threads=_SIZE,
+)  # fmt: skip
 
 SCHEMA: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "title": "fibnim bench results",
-    "$defs": {
-        "codec": {
-            "type": "object",
-            "required": ["name", "pack_ns", "unpack_ns", "bits_per_value"],
-            "properties": {
-                "pack_ns": {"type": "number", "exclusiveMinimum": 0},
-                "unpack_ns": {"type": "number", "exclusiveMinimum": 0},
-                "bits_per_value": {"type": "number", "exclusiveMinimum": 0},
-            },
-        }
-    },
-    "type": "object",
-    "required": ["schema", "mode", "when", "machine", "kernels", "solvers"],
-    "properties": {
-        "schema": {"const": 1},
-        "mode": {"enum": ["quick", "default", "full"]},
-        "when": {"type": "string"},
-        "load": {
-            "type": "object",
-            "description": "os.getloadavg() before and after the run (null: none)",
-            "properties": {
-                side: {
-                    "type": ["array", "null"],
-                    "items": {"type": "number", "minimum": 0},
-                    "minItems": 3,
-                    "maxItems": 3,
-                }
-                for side in ("before", "after")
-            },
-        },
-        "machine": {
-            "type": "object",
-            "required": ["cpu", "cores", "python", "numpy", "fibnim", "backend"],
-            "properties": {
-                "cores": {"type": "integer", "minimum": 1},
-                "implementations": {"type": "array", "items": {"type": "string"}},
-                "features": {"type": "array", "items": {"type": "string"}},
-            },
-        },
-        "kernels": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "required": ["name", "floor", "targets", "call_overhead_us", "rows"],
-                "properties": {
-                    "name": {"type": "string"},
-                    "reference": {"type": "string"},
-                    "floor": {"enum": ["add", "equal"]},
-                    "targets": {
-                        "type": "object",
-                        "additionalProperties": False,
-                        "properties": {
-                            k: {"type": "number", "exclusiveMinimum": 0}
-                            for k in ("x_floor", "x_pure", "x_hand", "x_reference")
-                        },
-                    },
-                    "call_overhead_us": {"type": "number", "minimum": 0},
-                    "path_target": {"type": ["number", "null"]},
-                    "rows": {
-                        "type": "array",
-                        "minItems": 1,
-                        "items": {
-                            "type": "object",
-                            "required": ["size", "compiled", "floor"],
-                            "properties": {
-                                "size": {"type": "integer", "minimum": 1},
-                                "compiled": _TIMING,
-                                "floor": _TIMING,
-                                "by_hand": _TIMING,
-                                "pure": _TIMING,
-                                "all_threads": _TIMING,
-                                "peak_mb": {"type": "number", "minimum": 0},
-                                "by_hand_wrong": {"type": "integer", "minimum": 0},
-                                "x_floor_samples": {
-                                    "type": "array",
-                                    "items": {"type": "number", "exclusiveMinimum": 0},
-                                },
-                            },
-                        },
-                    },
-                },
-            },
-        },
-        "solvers": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "required": ["name", "size", "seconds", "target_seconds"],
-                "properties": {
-                    "seconds": {"type": "number", "minimum": 0},
-                    "target_seconds": {"type": ["number", "null"]},
-                },
-            },
-        },
-        "implementations": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "required": ["name", "size", "paths"],
-                "properties": {
-                    "size": {"type": "integer", "minimum": 1},
-                    "by_hand": {"type": "number", "exclusiveMinimum": 0},
-                    "paths": {
-                        "type": "object",
-                        "additionalProperties": {
-                            "type": "object",
-                            "required": ["ns", "x_floor"],
-                            "properties": {
-                                "ns": {"type": "number", "exclusiveMinimum": 0},
-                                "x_floor": {"type": "number", "exclusiveMinimum": 0},
-                                "numba_ns": {"type": "number", "exclusiveMinimum": 0},
-                                "numba_x_floor": {"type": "number", "exclusiveMinimum": 0},
-                                "x_numba": {"type": "number", "exclusiveMinimum": 0},
-                                "numba_target": {"type": "string"},
-                            },
-                        },
-                    },
-                },
-            },
-        },
-        "calls": {
-            "type": "object",
-            "required": ["target_x_peer", "target_int_us", "block", "calls"],
-            "properties": {
-                "calls": {
-                    "type": "array",
-                    "items": {
-                        "type": "object",
-                        "required": ["name", "peer", "peer_us", "ints_us", *_FORMS],
-                        "properties": {
-                            **{
-                                key: {"type": "number", "exclusiveMinimum": 0}
-                                for key in (*_FORMS, "ints_us", "element_ns")
-                            },
-                            "peer_us": {
-                                "type": "object",
-                                "required": list(_FORMS),
-                                "properties": {
-                                    key: {"type": "number", "exclusiveMinimum": 0}
-                                    for key in _FORMS
-                                },
-                            },
-                            "series_x": {"type": ["number", "null"]},
-                        },
-                    },
-                },
-            },
-        },
-        "coding": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "required": ["name", "size", "fibnim", "peers"],
-                "properties": {
-                    "fibnim": {"$ref": "#/$defs/codec"},
-                    "peers": {"type": "array", "items": {"$ref": "#/$defs/codec"}},
-                    "unpack_into_ns": {"type": "number"},
-                    "encode_ns": {"type": "number"},
-                    "decode_ns": {"type": "number"},
-                },
-            },
-        },
-        "pipelines": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "required": [
-                    "name",
-                    "size",
-                    "seconds",
-                    "floor_seconds",
-                    "target_x_floor",
-                    "peak_mb",
-                    "threads",
-                ],
-                "properties": {
-                    "size": {"type": "integer", "minimum": 1},
-                    "seconds": {"type": "number", "exclusiveMinimum": 0},
-                    "floor_seconds": {"type": "number", "exclusiveMinimum": 0},
-                    "target_x_floor": {"type": "number", "exclusiveMinimum": 0},
-                    "peak_mb": {"type": ["number", "null"]},
-                    "threads": {"type": "integer", "minimum": 1},
-                },
-            },
-        },
-    },
-}
+    **_object(
+        "schema", "mode", "when", "machine", "kernels", "solvers",
+        schema={"const": 1},
+        mode={"enum": ["quick", "default", "full"]},
+        when={"type": "string"},
+        load=_object(before=_LOAD, after=_LOAD),
+        machine=_object(
+            "cpu", "cores", "python", "numpy", "fibnim", "backend",
+            cores=_SIZE,
+            implementations=_array({"type": "string"}),
+            features=_array({"type": "string"}),
+        ),
+        kernels=_array(_object(
+            "name", "floor", "targets", "call_overhead_us", "rows",
+            name={"type": "string"}, reference={"type": "string"},
+            floor={"enum": ["add", "equal"]}, targets=_TARGETS,
+            call_overhead_us=_AT_LEAST_0, path_target=_OR_NULL,
+            rows=_array(_KERNEL_ROW, minItems=1),
+        )),
+        solvers=_array(_object(
+            "name", "size", "seconds", "target_seconds",
+            seconds=_AT_LEAST_0, target_seconds=_OR_NULL,
+        )),
+        implementations=_array(_object(
+            "name", "size", "paths",
+            size=_SIZE, by_hand=_POSITIVE,
+            paths={"type": "object", "additionalProperties": _PATH},
+        )),
+        calls=_object("target_x_peer", "target_int_us", "block", "calls", calls=_array(_CALL)),
+        coding=_array(_object(
+            "name", "size", "fibnim", "peers",
+            fibnim=_CODEC, peers=_array(_CODEC), unpack_into_ns={"type": "number"},
+            encode_ns={"type": "number"}, decode_ns={"type": "number"},
+        )),
+        pipelines=_array(_PIPELINE),
+    ),
+}  # fmt: skip
 
 
 def _largest(kernel: dict[str, Any], key: str) -> dict[str, Any] | None:
@@ -346,7 +232,12 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
     """Every target of the suite with its figure and whether it is met (True or
     False), None where it was not measured, or a note where the run's size is
     below the one the target is set at (--quick)."""
-    rows = []
+    rows: list[dict[str, Any]] = []
+    mode = results["mode"]
+
+    def add(kernel: str, target: str, measured: Any, met: Any) -> None:
+        rows.append({"kernel": kernel, "target": target, "measured": measured, "met": met})
+
     for kernel in results["kernels"]:
         figures = headline(kernel)
         figures["x_reference"] = x_reference(results, kernel)
@@ -354,56 +245,27 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
             got = figures.get(key)
             at_most = key in ("x_floor", "x_reference")
             met = None if got is None else (got <= wanted if at_most else got >= wanted)
-            rows.append(
-                {
-                    "kernel": kernel["name"],
-                    "target": f"{_TARGET_WORDS[key]} {wanted:g}"
-                    + (f" ({kernel['reference']})" if key == "x_reference" else ""),
-                    "measured": got,
-                    "met": _checked(met, figures["size"], results["mode"]),
-                }
-            )
+            of = f" ({kernel['reference']})" if key == "x_reference" else ""
+            target = f"{_TARGET_WORDS[key]} {wanted:g}{of}"
+            add(kernel["name"], target, got, _checked(met, figures["size"], mode))
     for pipeline in results.get("pipelines", []):
-        ratio = pipeline["seconds"] / pipeline["floor_seconds"]
-        run = f"fibnim classify {pipeline['name']}, N = {pipeline['size']:.0e}"
-        rows.append(
-            {
-                "kernel": run,
-                "target": f"x its floor, at most {pipeline['target_x_floor']:g}",
-                "measured": ratio,
-                "met": _checked(
-                    ratio <= pipeline["target_x_floor"], pipeline["size"], results["mode"]
-                ),
-            }
-        )
-        if pipeline["peak_mb"] is not None:
-            rows.append(
-                {
-                    "kernel": run,
-                    "target": "peak resident MB, at most 300",
-                    "measured": pipeline["peak_mb"],
-                    "met": _checked(pipeline["peak_mb"] <= 300, pipeline["size"], results["mode"]),
-                }
-            )
+        ratio, size = pipeline["seconds"] / pipeline["floor_seconds"], pipeline["size"]
+        run = f"fibnim classify {pipeline['name']}, N = {size:.0e}"
+        wanted = pipeline["target_x_floor"]
+        add(run, f"x its floor, at most {wanted:g}", ratio, _checked(ratio <= wanted, size, mode))
+        if (peak := pipeline["peak_mb"]) is not None:
+            add(run, "peak resident MB, at most 300", peak, _checked(peak <= 300, size, mode))
     if (quoted := _quoted_over_plain(results)) is not None:
-        rows.append(
-            {
-                "kernel": "fibnim classify csv + quoted text -> csv",
-                "target": "x the same rows with text that needs no quotes, at most 1.2",
-                "measured": quoted[0],
-                "met": _checked(quoted[0] <= 1.2, quoted[1], results["mode"]),
-            }
+        add(
+            "fibnim classify csv + quoted text -> csv",
+            "x the same rows with text that needs no quotes, at most 1.2",
+            quoted[0],
+            _checked(quoted[0] <= 1.2, quoted[1], mode),
         )
     for solver in results["solvers"]:
-        if solver["target_seconds"] is not None:
-            rows.append(
-                {
-                    "kernel": solver["name"].replace("N", str(solver["size"])),
-                    "target": f"seconds, at most {solver['target_seconds']:g}",
-                    "measured": solver["seconds"],
-                    "met": solver["seconds"] <= solver["target_seconds"],
-                }
-            )
+        if (limit := solver["target_seconds"]) is not None:
+            name = solver["name"].replace("N", str(solver["size"]))
+            add(name, f"seconds, at most {limit:g}", solver["seconds"], solver["seconds"] <= limit)
     return rows
 
 
@@ -415,55 +277,74 @@ def _number(value: Any, digits: int = 3) -> str:
     return f"{value:.{digits}g}"
 
 
+def _table(head: list[str], rows: list[list[Any]]) -> list[str]:
+    """A markdown table: numbers to 3 significant digits, None as an empty cell."""
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for row in rows:
+        cells = [cell if isinstance(cell, str) else _number(cell) for cell in row]
+        lines.append("|" + "|".join(f" {cell} " if cell else " " for cell in cells) + "|")
+    return lines
+
+
+_COLUMNS = """\
+Each kernel at the largest size it ran, one row each. The columns:
+
+- **N**: the elements (values, or positions) per call.
+- **ns/element**: the compiled core's time per element, one thread, the median \
+of repeats; outputs preallocated where the API takes `out=`, input checks included.
+- **x floor**: that time over the floor's, `np.add(a, b, out=c)` on int64 (or \
+`np.equal` into bools) over arrays of the same length, timed in turns with it in \
+the same run: about 1 is memory speed.
+- **x pure**: how many times slower per element the pure-Python twin is, timed at \
+the largest size it ran.
+- **x numpy (wrong)**: how many times slower the numpy code one writes by hand is, \
+and how many of its answers are wrong (the float formula).
+- **threads**: how many times faster the kernel runs on every core than on one \
+(- where not measured: --quick runs one thread).
+- **call us**: microseconds for one call on a one-element array (the per-call \
+cost; the *Per call* section compares it with numpy's own ufuncs).
+- **peak MB**: the most memory one call allocates at once, at the largest size, as \
+tracemalloc counts numpy's allocations: its temporaries, and its output where it \
+takes no `out=`.
+"""
+
+_FILES = (
+    "File to file: whole runs (Wythoff positions below 10**6), reading, classifying "
+    "and writing, fibnim on all cores in a subprocess, timed by its own summary "
+    "(start-up and imports left out); the floor does the same reading and writing "
+    "with numpy or pyarrow alone in the same run, warmed the same way (its libraries "
+    "imported and its path run once over a few rows before it is timed: "
+    "fibnim.bench.pipelines says how); medians."
+)
+
+
 def markdown(results: dict[str, Any], plots: list[str] | None = None) -> str:
     m = results["machine"]
+    path = m.get("implementation") or ("avx512ifma" if m.get("simd") else "scalar")
+    of = f" of {', '.join(m['implementations'])}" if m.get("implementations") else ""
+    features = (
+        f" Processor features used: {', '.join(m['features'])}." if m.get("features") else ""
+    )
     lines = [
         "# fibnim benchmark report",
         "",
         f"{results['when']}, mode {results['mode']}. Machine: {m['cpu']}, {m['cores']} cores, "
         f"{m['platform']}; Python {m['python']}, numpy {m['numpy']}, Cython {m['cython']}; "
-        f"fibnim {m['fibnim']} (backend {m['backend']}, implementation "
-        f"{m.get('implementation') or ('avx512ifma' if m.get('simd') else 'scalar')}"
-        + (f" of {', '.join(m['implementations'])}" if m.get("implementations") else "")
-        + ")."
-        + (f" Processor features used: {', '.join(m['features'])}." if m.get("features") else ""),
+        f"fibnim {m['fibnim']} (backend {m['backend']}, implementation {path}{of}).{features}",
         "",
-        "Each kernel at the largest size it ran, one row each. The columns:",
-        "",
-        "- **N**: the elements (values, or positions) per call.",
-        "- **ns/element**: the compiled core's time per element, one thread, the median "
-        "of repeats; outputs preallocated where the API takes `out=`, input checks "
-        "included.",
-        "- **x floor**: that time over the floor's, `np.add(a, b, out=c)` on int64 (or "
-        "`np.equal` into bools) over arrays of the same length, timed in turns with it "
-        "in the same run: about 1 is memory speed.",
-        "- **x pure**: how many times slower per element the pure-Python twin is, timed "
-        "at the largest size it ran.",
-        "- **x numpy (wrong)**: how many times slower the numpy code one writes by hand "
-        "is, and how many of its answers are wrong (the float formula).",
-        "- **threads**: how many times faster the kernel runs on every core than on one "
-        "(- where not measured: --quick runs one thread).",
-        "- **call us**: microseconds for one call on a one-element array (the per-call "
-        "cost; the *Per call* section compares it with numpy's own ufuncs).",
-        "- **peak MB**: the most memory one call allocates at once, at the largest size, "
-        "as tracemalloc counts numpy's allocations: its temporaries, and its output "
-        "where it takes no `out=`.",
-        "",
-        "| kernel | N | ns/element | x floor | x pure | x numpy (wrong) | threads | "
-        "call us | peak MB |",
-        "|---|---|---|---|---|---|---|---|---|",
+        _COLUMNS,
     ]
+    rows = []
     for kernel in results["kernels"]:
         f = headline(kernel)
-        hand = ""
-        if "x_hand" in f:
-            hand = f"{_number(f['x_hand'])} ({_number(f.get('hand_wrong'))})"
-        lines.append(
-            f"| {kernel['name']} | {f['size']:.0e} | {_number(f['ns'])} | "
-            f"{_number(f['x_floor'])} | {_number(f.get('x_pure'))} | {hand} | "
-            f"{_number(f.get('threads_speedup')) or '-'} | {_number(f['overhead_us'])} | "
-            f"{_number(f.get('peak_mb'))} |"
-        )
+        hand = f"{_number(f['x_hand'])} ({_number(f.get('hand_wrong'))})" if "x_hand" in f else ""
+        threads = _number(f.get("threads_speedup")) or "-"
+        rows.append([
+            kernel["name"], f"{f['size']:.0e}", f["ns"], f["x_floor"], f.get("x_pure"), hand,
+            threads, f["overhead_us"], f.get("peak_mb"),
+        ])  # fmt: skip
+    head = "kernel, N, ns/element, x floor, x pure, x numpy (wrong), threads, call us, peak MB"
+    lines += _table(head.split(", "), rows)
     load = results.get("load") or {}
     lines += [
         "",
@@ -472,36 +353,34 @@ def markdown(results: dict[str, Any], plots: list[str] | None = None) -> str:
     ]
     if sentence := busy(results):
         lines += ["", sentence]
-    lines += ["", "## Targets", "", "| kernel | target | measured | met |", "|---|---|---|---|"]
-    rows = targets(results)
-    for row in rows:
-        met = row["met"] if isinstance(row["met"], str) else _MET[row["met"]]
-        lines.append(f"| {row['kernel']} | {row['target']} | {_number(row['measured'])} | {met} |")
-    if any(row["met"] == _NOT_CHECKED for row in rows):
+    checked = targets(results)
+    lines += ["", "## Targets", ""]
+    lines += _table(
+        ["kernel", "target", "measured", "met"],
+        [
+            [
+                r["kernel"],
+                r["target"],
+                r["measured"],
+                r["met"] if isinstance(r["met"], str) else _MET[r["met"]],
+            ]
+            for r in checked
+        ],
+    )
+    if any(row["met"] == _NOT_CHECKED for row in checked):
         lines += ["", _NOT_CHECKED_NOTE]
     if results.get("implementations"):
         lines += ["", *implementation_table(results)]
-    if results.get("pipelines"):
-        lines += [
-            "",
-            "## Files: fibnim classify",
-            "",
-            "File to file: whole runs (Wythoff positions below 10**6), reading, "
-            "classifying and writing, fibnim on all cores in a subprocess, timed by its "
-            "own summary (start-up and imports left out); the floor does the same reading "
-            "and writing with numpy or pyarrow alone in the same run, warmed the same way "
-            "(its libraries imported and its path run once over a few rows before it is "
-            "timed: fibnim.bench.pipelines says how); medians.",
-            "",
-            "| pipeline | rows | fibnim s | floor s | x floor | peak MB | threads |",
-            "|---|---|---|---|---|---|---|",
-        ]
-        for p in results["pipelines"]:
-            lines.append(
-                f"| {p['name']} | {p['size']:.0e} | {_number(p['seconds'])} | "
-                f"{_number(p['floor_seconds'])} | {_number(p['seconds'] / p['floor_seconds'])} | "
-                f"{_number(p['peak_mb'])} | {p['threads']} |"
-            )
+    if pipelines := results.get("pipelines"):
+        lines += ["", "## Files: fibnim classify", "", _FILES, ""]
+        lines += _table(
+            ["pipeline", "rows", "fibnim s", "floor s", "x floor", "peak MB", "threads"],
+            [
+                [p["name"], f"{p['size']:.0e}", p["seconds"], p["floor_seconds"],
+                 p["seconds"] / p["floor_seconds"], p["peak_mb"], p["threads"]]
+                for p in pipelines
+            ],
+        )  # fmt: skip
         if (quoted := _quoted_over_plain(results)) is not None:
             lines += [
                 "",
@@ -514,33 +393,38 @@ def markdown(results: dict[str, Any], plots: list[str] | None = None) -> str:
     if results.get("calls"):
         lines += ["", *call_table(results["calls"])]
     if results["solvers"]:
-        lines += ["", "## Solvers", "", "| solver | N | seconds |", "|---|---|---|"]
-        for s in results["solvers"]:
-            lines.append(f"| {s['name']} | {s['size']} | {_number(s['seconds'])} |")
-    lines += ["", "## By size", ""]
-    lines += ["ns per element, compiled / floor (pure, numpy by hand where measured).", ""]
+        lines += ["", "## Solvers", ""]
+        lines += _table(
+            ["solver", "N", "seconds"],
+            [[s["name"], s["size"], s["seconds"]] for s in results["solvers"]],
+        )
+    lines += [
+        "",
+        "## By size",
+        "",
+        "ns per element, compiled / floor (pure, numpy by hand where measured).",
+        "",
+    ]
     sizes = sorted({row["size"] for k in results["kernels"] for row in k["rows"]})
-    lines.append("| kernel | " + " | ".join(f"{s:.0e}" for s in sizes) + " |")
-    lines.append("|---|" + "---|" * len(sizes))
-    for kernel in results["kernels"]:
-        cells = {row["size"]: row for row in kernel["rows"]}
-        text = []
-        for size in sizes:
-            entry = cells.get(size)
-            if entry is None:
-                text.append("")
-                continue
-            cell = f"{_number(entry['compiled']['median'])} / {_number(entry['floor']['median'])}"
-            extra = [
-                f"{key} {_number(entry[key]['median'])}"
-                for key in ("pure", "by_hand")
-                if key in entry
-            ]
-            text.append(cell + (f" ({', '.join(extra)})" if extra else ""))
-        lines.append(f"| {kernel['name']} | " + " | ".join(text) + " |")
+    lines += _table(
+        ["kernel", *(f"{s:.0e}" for s in sizes)],
+        [[k["name"], *(_by_size(k, size) for size in sizes)] for k in results["kernels"]],
+    )
     if plots:
         lines += ["", "## Plots", ""] + [f"![{p}]({p})" for p in plots]
     return "\n".join(lines) + "\n"
+
+
+def _by_size(kernel: dict[str, Any], size: int) -> str:
+    """The By size cell of kernel at size: compiled / floor (pure, by hand)."""
+    entry = next((row for row in kernel["rows"] if row["size"] == size), None)
+    if entry is None:
+        return ""
+    extra = [
+        f"{key} {_number(entry[key]['median'])}" for key in ("pure", "by_hand") if key in entry
+    ]
+    cell = f"{_number(entry['compiled']['median'])} / {_number(entry['floor']['median'])}"
+    return cell + (f" ({', '.join(extra)})" if extra else "")
 
 
 #: fibnim.coding's targets, ns per value: pack on both data sets; unpack per data set
@@ -566,40 +450,38 @@ def coding_table(rows: list[dict[str, Any]]) -> list[str]:
         "on the row 'unpack into out=', like for like (a new array's first touch is no part "
         "of either kernel).",
         "",
-        "| data | N | codec | pack ns | unpack ns | bits per value | met |",
-        "|---|---|---|---|---|---|---|",
     ]
+    table = []
     for row in rows:
-        mine = row["fibnim"]
+        name, mine = row["name"], row["fibnim"]
         met = [
             mine["pack_ns"] <= CODING_PACK_NS,
-            mine["unpack_ns"] <= CODING_UNPACK_NS.get(row["name"], math.inf),
+            mine["unpack_ns"] <= CODING_UNPACK_NS.get(name, math.inf),
         ]
         if "encode_ns" in row:
             met += [
                 mine["pack_ns"] <= 1.5 * row["encode_ns"],
                 row.get("unpack_into_ns", mine["unpack_ns"]) <= 2 * row["decode_ns"],
             ]
-        lines.append(
-            f"| {row['name']} | {row['size']:.0e} | {mine['name']} | {_number(mine['pack_ns'])} | "
-            f"{_number(mine['unpack_ns'])} | {_number(mine['bits_per_value'])} | "
-            f"{_MET[all(met)] if row['size'] >= TARGET_SIZE else 'not checked (--quick)'} |"
-        )
+        verdict = _MET[all(met)] if row["size"] >= TARGET_SIZE else "not checked (--quick)"
+        table.append([name, f"{row['size']:.0e}", *_codec(mine), verdict])
         if "unpack_into_ns" in row:
-            lines.append(
-                f"| {row['name']} | | fibnim.coding, unpack into out= | | "
-                f"{_number(row['unpack_into_ns'])} | | |"
+            table.append(
+                [
+                    name,
+                    "",
+                    "fibnim.coding, unpack into out=",
+                    None,
+                    row["unpack_into_ns"],
+                    None,
+                    "",
+                ]
             )
         if "encode_ns" in row:
-            lines.append(
-                f"| {row['name']} | | fibnim.encode / decode of the codes | "
-                f"{_number(row['encode_ns'])} | {_number(row['decode_ns'])} | 64 | |"
-            )
-        for peer in row["peers"]:
-            lines.append(
-                f"| {row['name']} | | {peer['name']} | {_number(peer['pack_ns'])} | "
-                f"{_number(peer['unpack_ns'])} | {_number(peer['bits_per_value'])} | |"
-            )
+            codes = "fibnim.encode / decode of the codes"
+            table.append([name, "", codes, row["encode_ns"], row["decode_ns"], 64, ""])
+        table += [[name, "", *_codec(peer), ""] for peer in row["peers"]]
+    lines += _table(["data", "N", "codec", "pack ns", "unpack ns", "bits per value", "met"], table)
     if not all(any(p["name"].startswith("StreamVByte") for p in row["peers"]) for row in rows):
         lines += [
             "",
@@ -607,6 +489,10 @@ def coding_table(rows: list[dict[str, Any]]) -> list[str]:
             '(pip install "fibnim[bench]").',
         ]
     return lines
+
+
+def _codec(figures: dict[str, Any]) -> list[Any]:
+    return [figures["name"], figures["pack_ns"], figures["unpack_ns"], figures["bits_per_value"]]
 
 
 def call_table(calls: dict[str, Any]) -> list[str]:
@@ -625,13 +511,11 @@ def call_table(calls: dict[str, Any]) -> list[str]:
         f"{block} times the function's own time per element in cache. Series: a pandas "
         "Series of 10**6 over its ndarray (target at most 1.2).",
         "",
-        "| function | ints us | peer | plain x | out= x | where= x | block us | bound us | "
-        "Series x | met |",
-        "|---|---|---|---|---|---|---|---|---|---|",
     ]
+    rows = []
     for call in calls["calls"]:
         peer = call["peer_us"]
-        ratios = [call[form] / peer[form] for form in ("plain_us", "out_us", "where_us")]
+        ratios = [call[form] / peer[form] for form in _FORMS[:3]]
         bound = peer["block_us"] + block * call["element_ns"] / 1e3
         series = call.get("series_x")
         met = (
@@ -640,17 +524,25 @@ def call_table(calls: dict[str, Any]) -> list[str]:
             and call["block_us"] <= bound
             and (series is None or series <= 1.2)
         )
-        lines.append(
-            f"| {call['name']} | {_number(call['ints_us'])} | {call['peer']} | "
-            + " | ".join(_number(r) for r in ratios)
-            + f" | {_number(call['block_us'])} | {_number(bound)} | {_number(series)} | "
-            f"{_MET[met]} |"
+        rows.append(
+            [
+                call["name"],
+                call["ints_us"],
+                call["peer"],
+                *ratios,
+                call["block_us"],
+                bound,
+                series,
+                _MET[met],
+            ]
         )
+    head = "function, ints us, peer, plain x, out= x, where= x, block us, bound us, Series x, met"
+    lines += _table(head.split(", "), rows)
+    row_us, row_target = calls["classify_row_us"], calls["target_classify_row_us"]
     lines += [
         "",
-        f"classify of one row (wythoff): {_number(calls['classify_row_us'])} us "
-        f"(target at most {_number(calls['target_classify_row_us'])} us: "
-        f"{_MET[calls['classify_row_us'] <= calls['target_classify_row_us']]}).",
+        f"classify of one row (wythoff): {_number(row_us)} us "
+        f"(target at most {_number(row_target)} us: {_MET[row_us <= row_target]}).",
     ]
     return lines
 
@@ -683,33 +575,30 @@ def implementation_table(results: dict[str, Any]) -> list[str]:
         f"set, marked **not** above {_number(NUMBA_TARGET)} (numba 1.5 times as slow).",
         "",
         *_numba_targets(rows, paths),
-        "| kernel | N | " + " | ".join(paths) + " | target (vector) |",
-        "|---|---|" + "---|" * len(paths) + "---|",
     ]
+    table = []
     for row in rows:
-        cells = []
-        for path in paths:
-            figures = row["paths"].get(path)
-            if figures is None:
-                cells.append("")
-                continue
-            cell = f"{_number(figures['ns'])} ({_number(figures['x_floor'])}x)"
-            target = path_target(row["name"], path, results)
-            if target is not None and row["size"] >= TARGET_SIZE:
-                cell += " yes" if figures["x_floor"] <= target else " **not**"
-            if "by_hand" in row:
-                cell += f", x numpy {_number(row['by_hand'] / figures['ns'])}"
-            if "x_numba" in figures:
-                met = figures["x_numba"] <= NUMBA_TARGET
-                cell += f", ÷ numba {_number(figures['x_numba'])}{'' if met else ' **not**'}"
-            cells.append(cell)
+        cells = [_path_cell(row, path, results) for path in paths]
         target = path_target(row["name"], "vector", results)
-        lines.append(
-            f"| {row['name']} | {row['size']:.0e} | "
-            + " | ".join(cells)
-            + f" | {_number(target)} |"
-        )
-    return lines
+        table.append([row["name"], f"{row['size']:.0e}", *cells, target])
+    return lines + _table(["kernel", "N", *paths, "target (vector)"], table)
+
+
+def _path_cell(row: dict[str, Any], path: str, results: dict[str, Any]) -> str:
+    """One kernel on one implementation: ns (x floor), met, x numpy, ÷ numba."""
+    figures = row["paths"].get(path)
+    if figures is None:
+        return ""
+    cell = f"{_number(figures['ns'])} ({_number(figures['x_floor'])}x)"
+    target = path_target(row["name"], path, results)
+    if target is not None and row["size"] >= TARGET_SIZE:
+        cell += " yes" if figures["x_floor"] <= target else " **not**"
+    if "by_hand" in row:
+        cell += f", x numpy {_number(row['by_hand'] / figures['ns'])}"
+    if "x_numba" in figures:
+        met = figures["x_numba"] <= NUMBA_TARGET
+        cell += f", ÷ numba {_number(figures['x_numba'])}{'' if met else ' **not**'}"
+    return cell
 
 
 # The report's figures: one per topic, with the kernels of that topic (by name)
@@ -880,47 +769,68 @@ def _plot_topics(results: dict[str, Any], directory: Path, plt: Any) -> list[str
     return written
 
 
+def _bars(
+    plt: Any, labels: list[str], series: dict[str, list[float]], xlabel: str, title: str
+) -> tuple[Any, Any]:
+    """A figure of horizontal bars, a group per label and a bar per series."""
+    figure, axis = plt.subplots(figsize=(11, 0.45 * len(labels) + 1.8))
+    height = 0.8 / len(series)
+    for offset, (name, values) in enumerate(series.items()):
+        places = [i + offset * height for i in range(len(labels))]
+        axis.barh(places, values, height, label=name, color=f"C{offset}")
+    axis.set_yticks([i + 0.4 - height / 2 for i in range(len(labels))], labels)
+    axis.invert_yaxis()
+    axis.set_xlabel(xlabel, fontsize=FONT["label"])
+    axis.tick_params(labelsize=FONT["ticks"])
+    axis.set_title(f"{title}", fontsize=FONT["title"])
+    return figure, axis
+
+
+def _saved(plt: Any, figure: Any, directory: Path, name: str) -> list[str]:
+    figure.tight_layout()
+    figure.savefig(directory / name, dpi=DPI, bbox_inches="tight")
+    plt.close(figure)
+    return [name]
+
+
+def _plot_speedups(results: dict[str, Any], directory: Path, plt: Any) -> list[str]:
+    """speedups.png: how many times faster than the pure twin and numpy by hand."""
+    figures = [headline(k) for k in results["kernels"]]
+    series = {
+        f"than {who}": [f.get(key) or 0 for f in figures]
+        for key, who in (("x_pure", "the pure twin"), ("x_hand", "numpy by hand"))
+    }
+    figure, axis = _bars(
+        plt,
+        [k["name"] for k in results["kernels"]],
+        series,
+        "times faster (log scale), at the largest size",
+        "fibnim's compiled core: how many times faster",
+    )
+    axis.set_xscale("log")
+    axis.legend(fontsize=FONT["legend"])
+    return _saved(plt, figure, directory, "speedups.png")
+
+
 def _plot_calls(results: dict[str, Any], directory: Path, plt: Any) -> list[str]:
     """calls.png: each elementwise function's cost per call over numpy's ufunc's."""
     calls = results.get("calls")
     if not calls:
         return []
     rows = calls["calls"]
-    figure, axis = plt.subplots(figsize=(10, 0.45 * len(rows) + 1.8))
-    forms = [("plain_us", "plain"), ("out_us", "out="), ("where_us", "out= and where=")]
-    height = 0.8 / len(forms)
-    for offset, (key, label) in enumerate(forms):
-        ratios = [call[key] / call["peer_us"][key] for call in rows]
-        axis.barh(
-            [i + offset * height for i in range(len(rows))],
-            ratios,
-            height,
-            label=label,
-            color=f"C{offset}",
-        )
-    axis.axvline(
-        calls["target_x_peer"],
-        color="black",
-        linewidth=1.5,
-        label=f"target: at most {_number(calls['target_x_peer'])}x",
-    )
-    axis.axvline(1, color="0.5", linewidth=1, linestyle="--", label="numpy's own ufunc")
-    axis.set_yticks(
-        [i + height for i in range(len(rows))],
+    forms = {"plain": "plain_us", "out=": "out_us", "out= and where=": "where_us"}
+    figure, axis = _bars(
+        plt,
         [f"{c['name']} (vs {c['peer']})" for c in rows],
-        fontsize=FONT["ticks"],
+        {label: [c[key] / c["peer_us"][key] for c in rows] for label, key in forms.items()},
+        "time of one call on a one-element array, over numpy's ufunc's",
+        f"Per call ({results['machine']['cpu']})",
     )
-    axis.invert_yaxis()
-    axis.set_xlabel(
-        "time of one call on a one-element array, over numpy's ufunc's", fontsize=FONT["label"]
-    )
-    axis.tick_params(labelsize=FONT["ticks"])
+    target = calls["target_x_peer"]
+    axis.axvline(target, color="black", linewidth=1.5, label=f"target: at most {_number(target)}x")
+    axis.axvline(1, color="0.5", linewidth=1, linestyle="--", label="numpy's own ufunc")
     axis.legend(fontsize=FONT["legend"], loc="upper center", bbox_to_anchor=(0.5, -0.06), ncols=3)
-    axis.set_title(f"Per call ({results['machine']['cpu']})", fontsize=FONT["title"])
-    figure.tight_layout()
-    figure.savefig(directory / "calls.png", dpi=DPI, bbox_inches="tight")
-    plt.close(figure)
-    return ["calls.png"]
+    return _saved(plt, figure, directory, "calls.png")
 
 
 def plot_paths(results: dict[str, Any], directory: Path, plt: Any) -> list[str]:
@@ -929,41 +839,27 @@ def plot_paths(results: dict[str, Any], directory: Path, plt: Any) -> list[str]:
     if not rows:
         return []
     paths = [p for p in results["machine"].get("implementations", []) if p in rows[0]["paths"]]
-    figure, axis = plt.subplots(figsize=(11, 0.5 * len(rows) + 1.8))
-    height = 0.8 / len(paths)
-    for offset, path in enumerate(paths):
-        values = [row["paths"].get(path, {}).get("x_floor", 0) for row in rows]
-        positions = [i + height * offset for i in range(len(rows))]
-        axis.barh(positions, values, height, label=path, color=f"C{offset}")
-    targets = [path_target(row["name"], "vector", results) for row in rows]
-    for i, target in enumerate(targets):
+    figure, axis = _bars(
+        plt,
+        [r["name"] for r in rows],
+        {path: [row["paths"].get(path, {}).get("x_floor", 0) for row in rows] for path in paths},
+        "time over np.add's (log scale)",
+        f"fibnim by implementation ({results['machine']['cpu']})",
+    )
+    for i, row in enumerate(rows):
+        target = path_target(row["name"], "vector", results)
         if target is not None:
-            axis.plot(
-                [target, target],
-                [i - 0.1, i + 0.8],
-                color="black",
-                linewidth=1.5,
-                label="target of the vector implementations",
-            )
+            label = "target of the vector implementations"
+            axis.plot([target] * 2, [i - 0.1, i + 0.8], color="black", linewidth=1.5, label=label)
     axis.set_xscale("log")
-    axis.set_yticks([i + 0.4 - height / 2 for i in range(len(rows))], [r["name"] for r in rows])
-    axis.tick_params(labelsize=FONT["ticks"])
-    axis.invert_yaxis()
-    axis.set_xlabel("time over np.add's (log scale)", fontsize=FONT["label"])
     handles, labels = axis.get_legend_handles_labels()
     unique = dict(zip(labels, handles, strict=True))
     axis.legend(unique.values(), unique.keys(), fontsize=FONT["legend"])
-    axis.set_title(
-        f"fibnim by implementation ({results['machine']['cpu']})", fontsize=FONT["title"]
-    )
-    figure.tight_layout()
-    figure.savefig(directory / "implementations.png", dpi=DPI, bbox_inches="tight")
-    plt.close(figure)
-    return ["implementations.png"]
+    return _saved(plt, figure, directory, "implementations.png")
 
 
 def plot(results: dict[str, Any], directory: Path) -> list[str]:
-    """The report's figures (time_<topic>.png, calls.png, speedups.png,
+    """The report's figures (time_<topic>.png, speedups.png, calls.png,
     implementations.png); [] without matplotlib."""
     try:
         import matplotlib
@@ -972,29 +868,12 @@ def plot(results: dict[str, Any], directory: Path) -> list[str]:
         import matplotlib.pyplot as plt
     except ImportError:
         return []
-    written = _plot_topics(results, directory, plt)
-    kernels = results["kernels"]
-    names = [k["name"] for k in kernels]
-    figures = [headline(k) for k in kernels]
-    figure, axis = plt.subplots(figsize=(11, 0.4 * len(names) + 1.8))
-    positions = range(len(names))
-    for offset, (key, label, color) in enumerate(
-        [("x_pure", "than the pure twin", "C1"), ("x_hand", "than numpy by hand", "C2")]
-    ):
-        values = [f.get(key) or 0 for f in figures]
-        axis.barh([p + 0.4 * offset for p in positions], values, 0.4, label=label, color=color)
-    axis.set_xscale("log")
-    axis.set_yticks([p + 0.2 for p in positions], names, fontsize=FONT["ticks"])
-    axis.invert_yaxis()
-    axis.set_xlabel("times faster (log scale), at the largest size", fontsize=FONT["label"])
-    axis.tick_params(labelsize=FONT["ticks"])
-    axis.legend(fontsize=FONT["legend"])
-    axis.set_title("fibnim's compiled core: how many times faster", fontsize=FONT["title"])
-    figure.tight_layout()
-    figure.savefig(directory / "speedups.png", dpi=DPI, bbox_inches="tight")
-    plt.close(figure)
-    written.append("speedups.png")
-    return written + _plot_calls(results, directory, plt) + plot_paths(results, directory, plt)
+    return [
+        *_plot_topics(results, directory, plt),
+        *_plot_speedups(results, directory, plt),
+        *_plot_calls(results, directory, plt),
+        *plot_paths(results, directory, plt),
+    ]
 
 
 def write(results: dict[str, Any], directory: Path) -> list[Path]:
@@ -1076,21 +955,8 @@ def _ratios(row: dict[str, Any]) -> list[float]:
 
 
 def _u_tail(larger: list[float], smaller: list[float]) -> float:
-    """The chance that U, the count of pairs with the first sample's value above
-    the second's (ties a half), reaches its value here when both samples come
-    from one distribution: the exact one-sided p of the Mann-Whitney U test."""
-    u = sum((a > b) + 0.5 * (a == b) for a in larger for b in smaller)
-    m, n = len(larger), len(smaller)
-    tail = sum(_orders(m, n, k) for k in range(math.ceil(u), m * n + 1))
-    return tail / math.comb(m + n, m)
+    """The exact one-sided p of the Mann-Whitney U test that the first sample's
+    values lie above the second's (scipy's)."""
+    from scipy.stats import mannwhitneyu
 
-
-@functools.cache
-def _orders(m: int, n: int, u: int) -> int:
-    """How many orders of m values of one sample and n of another give U = u."""
-    if u < 0:
-        return 0
-    if m == 0 or n == 0:
-        return int(u == 0)
-    # the largest value is the first sample's (above all n others) or the second's
-    return _orders(m - 1, n, u - n) + _orders(m, n - 1, u)
+    return float(mannwhitneyu(larger, smaller, alternative="greater", method="exact").pvalue)
