@@ -18,16 +18,9 @@
 # it beside its install, lint and test stages.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-work=$(mktemp -d)
-root="${ARM_ROOT:-$work/root}"  # ARM_ROOT=DIR keeps it, for tools/arm_instructions.py
 # shellcheck source=tools/debian_root.sh
 . tools/debian_root.sh
-cleanup() {
-    leave_root "$root"
-    rm -rf --one-file-system "$work"
-}
-trap cleanup EXIT
-trap 'exit 143' TERM INT  # the cleanup on a stop too (.ci/run ends the stage's group so)
+scratch_root "${ARM_ROOT:-}"  # ARM_ROOT=DIR keeps the root, for tools/arm_instructions.py
 
 missing=()
 command -v qemu-aarch64-static > /dev/null || missing+=(qemu-user-static)

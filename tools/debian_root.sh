@@ -6,6 +6,10 @@
 #                     command on a pty), its resolver, and its trust as
 #                     /etc/host-ca.crt (it may include a proxy's certificate)
 #   leave_root ROOT   the mounts undone
+#   scratch_root [KEPT]  $work, a scratch folder, and $root, the root: KEPT
+#                     if given (a root to reuse), else $work/root; at the end,
+#                     or on a stop (.ci/run ends a stage's group), the root
+#                     left and the scratch folder removed
 enter_root() {
     mountpoint -q "$1/proc" || mount -t proc proc "$1/proc"
     mkdir -p "$1/dev/pts"
@@ -16,4 +20,10 @@ enter_root() {
 }
 leave_root() {
     umount "$1/proc" "$1/dev/pts" 2>/dev/null || true
+}
+scratch_root() {
+    work=$(mktemp -d)
+    root="${1:-$work/root}"
+    trap 'leave_root "$root"; rm -rf --one-file-system "$work"' EXIT
+    trap 'exit 143' TERM INT
 }

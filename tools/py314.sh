@@ -15,16 +15,9 @@
 # has python3.14). .ci/run runs it beside the sanitizer build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-work=$(mktemp -d)
-root="${PY314_ROOT:-$work/root}"
 # shellcheck source=tools/debian_root.sh
 . tools/debian_root.sh
-cleanup() {
-    leave_root "$root"
-    rm -rf --one-file-system "$work"
-}
-trap cleanup EXIT
-trap 'exit 143' TERM INT  # the cleanup on a stop too (.ci/run ends the stage's group so)
+scratch_root "${PY314_ROOT:-}"
 
 if ! command -v debootstrap > /dev/null; then
     apt-get update -qq

@@ -17,9 +17,7 @@ import numpy as np
 
 from fibnim._classify import GameName, classify
 from fibnim._errors import DataError, UsageError
-from fibnim._output import (
-    KINDS,
-)
+from fibnim._output import KINDS, answer_names
 from fibnim._run import Signals, columns_hint, dask_client, result_of, summary
 from fibnim._source import pile_columns
 
@@ -111,7 +109,7 @@ def classify_dataset(arguments: argparse.Namespace, rules: Any) -> int:
         if np.dtype(getattr(dtype, "numpy_dtype", dtype)).kind not in "iu":
             raise DataError(f"{where}: column {name!r} holds {dtype}, not integers")
     _check_dataset_files(where, piles)
-    answers = ["is_p", *(f"move_{j + 1}" for j in range(len(piles)))]
+    answers = list(answer_names(len(piles)))
     if taken := set(names) & set(answers):
         raise UsageError(
             f"{where}: has a column named {sorted(taken)[0]!r}, as one of the answers' "

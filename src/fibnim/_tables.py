@@ -25,9 +25,9 @@ missing in the answers.
 No library is imported unless one of its objects is passed in; other tables
 than pandas' go through narwhals, the layer that reads and builds the tables
 of many libraries, whose pile columns are read as numpy views of their Arrow
-or polars buffers where their types allow. Nothing here imports the rest of
-fibnim but the Arrow helpers: the checks (fibnim._checks) ask it for the
-words that name a place.
+or polars buffers where their types allow. Of the rest of fibnim only the
+Arrow helpers and the answers' column names are imported here: the checks
+(fibnim._checks) import this module, for the words that name a place.
 """
 
 from __future__ import annotations
@@ -44,6 +44,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from fibnim._arrow import int64_array
+from fibnim._output import answer_names
 
 INT64_MAX = 2**63 - 1
 
@@ -405,7 +406,7 @@ def rows(result: Any, like: Any) -> Any:
     columns is_p, move_1 .. move_k, on its index (or its first dimension). In
     pandas, is_p is bool and the moves nullable integers (Int64, <NA> where
     there is none); a DataArray holds one type, int64 as numpy's."""
-    columns = ["is_p", *(f"move_{j + 1}" for j in range(result.shape[1] - 1))]
+    columns = list(answer_names(result.shape[1] - 1))
     if library(like) == "pandas":
         import pandas as pd
 
@@ -713,10 +714,6 @@ def pile_names(names: Sequence[Any], columns: Sequence[Any] | str | None, rules:
     return list(columns)
 
 
-def answer_names(piles: int) -> list[str]:
-    return ["is_p", *(f"move_{j + 1}" for j in range(piles))]
-
-
 def _check_free(names: Sequence[Any], piles: int) -> None:
     if taken := set(names) & set(answer_names(piles)):
         raise ValueError(
@@ -819,4 +816,4 @@ def _answers(result: NDArray[np.int64], hole: NDArray[np.bool_]) -> Any:
     for j in range(k):  # the moves, made as the file outputs make them
         moves = result[:, 1 + j]
         arrays.append(int64_array(moves, valid & (moves >= 0)))
-    return pa.Table.from_arrays(arrays, names=answer_names(k))
+    return pa.Table.from_arrays(arrays, names=list(answer_names(k)))
