@@ -6,6 +6,9 @@
   page's own (`enter_workdir`), so that a tutorial's commands are checked as
   its Python is: a command that exits with a status other than 0 fails the
   build, with its stderr.
+- The ``bench-cases`` directive: the table of what ``fibnim bench`` measures,
+  read from the suite itself (``fibnim.bench.suite.CASES``): each kernel, its
+  floor, its targets and its numba peer.
 - The docstrings as the API reference shows them (`render_docstring`). They
   are written for ``help()`` in a terminal, in plain text: ``a_n = floor(n
   phi)``, ``2**63 - 1``, ``docs/math/wythoff.rst``. The reference renders that
@@ -136,8 +139,42 @@ def render_docstring(
         lines[i] = _render_line(line)
 
 
+_TARGETS = {
+    "x_floor": "x floor <= {}",
+    "x_reference": "x its reference <= {}",
+    "x_pure": "x faster than the pure twin >= {}",
+    "x_hand": "x faster than numpy by hand >= {}",
+}
+
+
+class BenchCases(SphinxDirective):
+    def run(self) -> list[nodes.Node]:
+        from docutils.statemachine import StringList
+
+        from fibnim.bench.suite import CASES
+
+        def text(words: str) -> str:
+            return words.replace("*", r"\*")
+
+        head = ["kernel", "floor", "targets", "on every vector path", "numba peer", "note"]
+        lines = [".. list-table::", "   :header-rows: 1", ""]
+        for row in [head, *([
+            f"``{case.name}``",
+            f"``np.{case.floor}``",
+            "; ".join(_TARGETS[k].format(f"{v:g}") for k, v in case.targets.items()),
+            "" if case.path_target is None else f"x floor <= {case.path_target:g}",
+            f"``{case.peer[0]}``" if case.peer else "",
+            text(case.note),
+        ] for case in CASES)]:  # fmt: skip
+            lines += [f"   * - {row[0]}", *(f"     - {cell}" for cell in row[1:])]
+        container = nodes.container()
+        self.state.nested_parse(StringList(lines), self.content_offset, container)
+        return container.children
+
+
 def setup(app: Any) -> dict[str, Any]:
     app.setup_extension("sphinx.ext.autodoc")
     app.add_directive("shell", Shell)
+    app.add_directive("bench-cases", BenchCases)
     app.connect("autodoc-process-docstring", render_docstring)
     return {"parallel_read_safe": True}

@@ -16,13 +16,16 @@ from typing import Any
 import numpy as np
 
 from fibnim.bench import peers, run
+from fibnim.bench.suite import CASES
 
 
 def measure(name: str, inputs: dict[str, Any], floor: str, repeats: int) -> dict[str, Any]:
     """The peer of case `name` timed in turns with its floor (fibnim.bench.run.paired):
     ns per element and the median of its times over the floor's."""
-    size = len(inputs[peers.PEERS[name][1][-1]])
-    call = peers.peer_call(name, inputs)
+    peer = next(case.peer for case in CASES if case.name == name)
+    assert peer is not None, f"{name} has no peer"
+    size = len(inputs[peer[1][-1]])
+    call = peers.peer_call(peer, inputs)
     seconds, _, ratios = run.paired(lambda: call, lambda: run.floor_call(floor, size), repeats)
     return {"ns": seconds["median"] / size * 1e9, "x_floor": float(np.median(ratios))}
 

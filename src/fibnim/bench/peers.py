@@ -38,7 +38,7 @@ import numba
 import numpy as np
 from numba.cpython.unsafe.numbers import leading_zeros as _leading_zeros
 
-from fibnim.bench.suite import GAME_SIZED, GAME_SIZED_KERNELS
+from fibnim.bench.suite import Peer
 
 U = np.uint64
 _MASK32 = U(0xFFFFFFFF)
@@ -522,32 +522,12 @@ def power_nim_two_piles(piles: Any, r: Any, out: Any) -> None:
         out[i] = x == U(0) or (x & (U(0) - x)) > U(r[i])
 
 
-#: The peer of each bench case (fibnim.bench.suite): its kernel, the case's
-#: inputs it reads, and its outputs' dtypes (with a width for rows).
-Output = type | tuple[type, int]
-PEERS: dict[str, tuple[Callable[..., None], tuple[str, ...], tuple[Output, ...]]] = {
-    "wythoff.is_safe": (is_safe, ("x", "y"), (np.bool_,)),
-    "wythoff.pair": (pair, ("n",), (np.int64, np.int64)),
-    "wythoff.is_lower": (is_lower, ("x",), (np.bool_,)),
-    "wythoff.winning_move": (winning_move, ("x", "y"), (np.int64, np.int64)),
-    "zeckendorf.encode": (encode, ("n",), (np.uint64,)),
-    "zeckendorf.decode": (decode, ("code",), (np.int64,)),
-    "fibonacci_nim.is_p": (fibonacci_nim_is_p, ("n", "r"), (np.bool_,)),
-    "fibonacci_nim.global_is_p (2 piles)": (global_is_p_two_piles, ("piles", "r"), (np.bool_,)),
-    "power_nim.is_p (2 piles)": (power_nim_two_piles, ("piles", "r"), (np.bool_,)),
-    "classify (wythoff)": (classify_wythoff, ("p",), ((np.int64, 3),)),
-}
-# the same kernels on game-sized data
-PEERS.update(
-    {name + GAME_SIZED: peer for name, peer in PEERS.items() if name in GAME_SIZED_KERNELS}
-)
-
-
-def peer_call(name: str, inputs: dict[str, Any]) -> Callable[[], tuple[np.ndarray, ...]]:
-    """The peer of case `name` on its inputs, into outputs made once (as the
-    case's own call has them), compiled and run once already: the returned
-    call runs the kernel alone and returns its outputs."""
-    kernel, names, dtypes = PEERS[name]
+def peer_call(peer: Peer, inputs: dict[str, Any]) -> Callable[[], tuple[np.ndarray, ...]]:
+    """A case's peer (`Case.peer`: a kernel of this module) on its inputs, into
+    outputs made once (as the case's own call has them), compiled and run once
+    already: the returned call runs the kernel alone and returns its outputs."""
+    kernel_name, names, dtypes = peer
+    kernel = globals()[kernel_name]
     arguments = [inputs[n] for n in names]
     size = len(arguments[-1])
     outs: tuple[np.ndarray, ...] = tuple(

@@ -34,7 +34,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -45,18 +45,19 @@ CHUNK = 1 << 18
 
 @dataclass(frozen=True)
 class Pipeline:
-    """One command: its input and output suffixes, its sizes by mode, its floor,
-    its target (x floor, at most) and what it needs."""
+    """One command: its name, the suffix of its input and output, its rows in a
+    quick run and in the others, its floor, its target (x floor, at most),
+    whether it needs pyarrow, its environment and, for a CSV with a text
+    column, the text of its notes (a row's number after it)."""
 
     name: str
-    source: str
-    target_suffix: str
-    sizes: dict[str, int]
+    suffix: str
+    sizes: tuple[int, int]
     floor: Callable[[Path, Path, int], None]
     target: float
-    environment: dict[str, str]
-    needs_arrow: bool
-    note: str | None = None  # csv with a text column: its text, a row's number after it
+    needs_arrow: bool = True
+    environment: dict[str, str] = field(default_factory=dict)
+    note: str | None = None
 
 
 def _positions(n: int, seed: int = 2026) -> Any:
@@ -188,63 +189,21 @@ def _numpy_text_floor(source: Path, target: Path, threads: int) -> None:
     np.savetxt(target, np.column_stack([rows, rows[:, :1] % 2, rows]), fmt="%d", delimiter=",")
 
 
+_TEXT = (10**5, 4 * 10**6)
 PIPELINES = [
-    Pipeline(
-        "npy -> npy",
-        ".npy",
-        ".npy",
-        {"quick": 10**6, "default": 10**8, "full": 10**8},
-        _npy_floor,
-        1.15,
-        {},
-        False,
-    ),
-    Pipeline(
-        "csv -> csv (pyarrow)",
-        ".csv",
-        ".csv",
-        {"quick": 10**5, "default": 10**7, "full": 10**7},
-        _csv_floor,
-        1.5,
-        {},
-        True,
-    ),
-    Pipeline(
-        "parquet -> parquet",
-        ".parquet",
-        ".parquet",
-        {"quick": 10**5, "default": 10**7, "full": 10**7},
-        _parquet_floor,
-        1.5,
-        {},
-        True,
-    ),
+    Pipeline("npy -> npy", ".npy", (10**6, 10**8), _npy_floor, 1.15, needs_arrow=False),
+    Pipeline("csv -> csv (pyarrow)", ".csv", (10**5, 10**7), _csv_floor, 1.5),
+    Pipeline("parquet -> parquet", ".parquet", (10**5, 10**7), _parquet_floor, 1.5),
+    # the same rows, notes of the same length: with a comma, or not
     *(
-        Pipeline(
-            f"csv + {words}text -> csv (pyarrow)",
-            ".csv",
-            ".csv",
-            {"quick": 10**5, "default": 4 * 10**6, "full": 4 * 10**6},
-            _text_floor,
-            1.5,
-            {},
-            True,
-            note,
-        )
-        # the same rows, notes of the same length: with a comma, or not
-        for words, note in (("", "note; row "), ("quoted ", "note, row "))
+        Pipeline(f"csv + {kind}text -> csv (pyarrow)", ".csv", _TEXT, _text_floor, 1.5, note=note)
+        for kind, note in (("", "note; row "), ("quoted ", "note, row "))
     ),
     Pipeline(
-        "csv -> csv (no pyarrow)",
-        ".csv",
-        ".csv",
-        {"quick": 10**5, "default": 10**6, "full": 10**6},
-        _numpy_text_floor,
-        1.0,
-        {"FIBNIM_NO_ARROW": "1"},
-        False,
+        "csv -> csv (no pyarrow)", ".csv", (10**5, 10**6), _numpy_text_floor, 1.0,
+        needs_arrow=False, environment={"FIBNIM_NO_ARROW": "1"},
     ),
-]
+]  # fmt: skip
 
 
 # this module's main() in a process of its own
@@ -305,14 +264,14 @@ def measure(
                 continue
             if progress:
                 progress(pipeline.name)
-            n = pipeline.sizes[mode]
+            n = pipeline.sizes[mode != "quick"]
             # three files of up to 24 bytes a row, with room to spare
             free = shutil.disk_usage(directory).free
             while n > 10**5 and 100 * n > free:
                 n //= 10
-            source = directory / f"in{pipeline.source}"
-            target = directory / f"out{pipeline.target_suffix}"
-            floor_target = directory / f"floor{pipeline.target_suffix}"
+            source = directory / f"in{pipeline.suffix}"
+            target = directory / f"out{pipeline.suffix}"
+            floor_target = directory / f"floor{pipeline.suffix}"
             make_input(source, n, pipeline.note)
             fibnim_seconds: list[float] = []
             floor_seconds: list[float] = []
@@ -370,9 +329,9 @@ def main(arguments: list[str]) -> None:
     name, source, target, threads = arguments
     pipeline = next(p for p in PIPELINES if p.name == name)
     with tempfile.TemporaryDirectory(prefix="fibnim-floor-") as scratch:
-        small = Path(scratch) / f"in{pipeline.source}"
+        small = Path(scratch) / f"in{pipeline.suffix}"
         make_input(small, 100, pipeline.note)
-        pipeline.floor(small, Path(scratch) / f"out{pipeline.target_suffix}", int(threads))
+        pipeline.floor(small, Path(scratch) / f"out{pipeline.suffix}", int(threads))
     start = time.perf_counter()
     pipeline.floor(Path(source), Path(target), int(threads))
     print(time.perf_counter() - start)

@@ -443,7 +443,7 @@ def on_every_path(
             "x_floor": statistics.median(ratios),
             "x_floor_samples": ratios,
         }
-        if peers and case.name in _peer_names():
+        if peers and case.peer is not None:
             numba = peer_figures(case, inputs, name, plan.repeats)
             row["paths"][name].update(
                 numba_ns=numba["ns"],
@@ -454,12 +454,6 @@ def on_every_path(
     return row
 
 
-def _peer_names() -> set[str]:
-    from fibnim.bench import peers
-
-    return set(peers.PEERS)
-
-
 def peer_figures(case: Case, inputs: Inputs, implementation: str, repeats: int) -> dict[str, Any]:
     """The numba peer of `case` on the same inputs, compiled for `implementation`'s
     instruction set (NUMBA_CPU_NAME and NUMBA_CPU_FEATURES; numba reads them
@@ -467,7 +461,8 @@ def peer_figures(case: Case, inputs: Inputs, implementation: str, repeats: int) 
     floor; `target` names what it was compiled for."""
     from fibnim.bench import peers
 
-    _, names, _ = peers.PEERS[case.name]
+    assert case.peer is not None
+    names = case.peer[1]
     environment = dict(os.environ)
     target = (
         peers.NUMBA_TARGETS.get(implementation)
@@ -558,7 +553,7 @@ def run(
         if every_path:
             results["implementations"] = measure_paths(cases, plan, progress, peers=peers)
         elif peers:
-            paired_cases = [c for c in cases if c.name in _peer_names()]
+            paired_cases = [c for c in cases if c.peer is not None]
             paths = [_backend.implementation()]
             results["implementations"] = measure_paths(
                 paired_cases, plan, progress, paths=paths, peers=True

@@ -26,6 +26,9 @@ while len(FIB) < 94:
     FIB.append(FIB[-1] + FIB[-2])
 
 Inputs = dict[str, Any]
+#: A kernel's numba peer (fibnim.bench.peers): its function's name there, the
+#: case's inputs it reads, and its outputs' dtypes (with a width for rows)
+Peer = tuple[str, tuple[str, ...], tuple[Any, ...]]
 
 
 @dataclass(frozen=True)
@@ -37,7 +40,8 @@ class Case:
     "equal" (np.equal into bools). `targets` maps a ratio (x_floor and
     x_reference: at most; x_pure, x_hand: at least) to the figure an issue
     asked for; x_reference is against the case named `reference`. `largest`
-    caps the sizes of slow kernels (strings, digit arrays, searches)."""
+    caps the sizes of slow kernels (strings, digit arrays, searches); `peer`
+    names its exact numba peer, if it has one."""
 
     name: str
     make: Callable[[int, np.random.Generator], Inputs]
@@ -52,6 +56,7 @@ class Case:
     # x floor at 10**7 that each vector implementation must reach (the scalar one: twice it)
     path_target: float | None = None
     needs: str = ""  # an optional package the case needs; left out where it is not installed
+    peer: Peer | None = None  # timed beside it with --peers
 
     def available(self) -> bool:
         """Whether this environment has what the case needs."""
@@ -195,32 +200,45 @@ def _mismatch(_: Inputs, hand: Any, exact: Any) -> int:
 # write by hand and the issues' targets where there are some
 BY_NAME: dict[str, dict[str, Any]] = {
     "zeckendorf.encode": {
+        "peer": "encode",
         "by_hand": lambda d: greedy_code(d["n"]),
         "targets": {"x_floor": 5, "x_pure": 250},
         "path_target": 4,
         "note": "n < F_66",
     },
-    "zeckendorf.decode": {"by_hand": lambda d: greedy_decode(d["code"]), "path_target": 4},
+    "zeckendorf.decode": {
+        "peer": "decode",
+        "by_hand": lambda d: greedy_decode(d["code"]),
+        "path_target": 4,
+    },
     "zeckendorf.lowest_term": {"by_hand": lambda d: greedy_lowest_term(d["n"])},
     "wythoff.is_safe": {
+        "peer": "is_safe",
         "by_hand": lambda d: float_is_safe(d["x"], d["y"]),
         "targets": {"x_floor": 1.25, "x_pure": 250, "x_hand": 4},
         "note": "half safe pairs, half random below 2**62",
         "path_target": 1.25,
     },
     "wythoff.pair": {
+        "peer": "pair",
         "by_hand": lambda d: float_pair(d["n"]),
         "targets": {"x_floor": 1.25},
         "path_target": 1.25,
     },
     "wythoff.is_lower": {
+        "peer": "is_lower",
         "by_hand": lambda d: float_is_lower(d["x"]),
         "targets": {"x_floor": 1.0},
         "path_target": 1.0,
     },
-    "wythoff.winning_move": {"targets": {"x_floor": 3}, "path_target": 1.5},
+    "wythoff.winning_move": {
+        "peer": "winning_move",
+        "targets": {"x_floor": 3},
+        "path_target": 1.5,
+    },
     "wythoff.array_position": {"largest": 10**6},
     "fibonacci_nim.is_p": {
+        "peer": "fibonacci_nim_is_p",
         "by_hand": lambda d: (d["n"] == 0) | (greedy_lowest_term(d["n"]) > d["r"]),
         "targets": {"x_floor": 3},
         "note": "n < 2**40, r < 2**20",
@@ -243,6 +261,8 @@ def _declared_case(declaration: Declaration) -> Case:
         return function(*(d[name] for name in declaration.inputs), out=d["results"])
 
     extras = dict(BY_NAME.get(declaration.name, {}))
+    if "peer" in extras:  # it reads the declared inputs and writes the declared outputs
+        extras["peer"] = (extras["peer"], declaration.inputs, declaration.outputs)
     if "by_hand" in extras:
         extras["wrong"] = _mismatch
     return Case(declaration.name, make=make, call=call, **extras)
@@ -287,6 +307,7 @@ CASES: list[Case] = [
         make=_nim_piles,
         call=lambda d: fibonacci_nim.global_is_p(d["piles"], d["r"]),
         targets={"x_floor": 5},
+        peer=("global_is_p_two_piles", ("piles", "r"), (np.bool_,)),
         path_target=3,
     ),
     Case(
@@ -302,6 +323,7 @@ CASES: list[Case] = [
         by_hand=lambda d: power_two_piles(d["piles"], d["r"]),
         wrong=_mismatch,
         targets={"x_floor": 2},
+        peer=("power_nim_two_piles", ("piles", "r"), (np.bool_,)),
         path_target=1.25,
     ),
     Case(
@@ -337,19 +359,22 @@ def _classify_inputs(k: int) -> Callable[[int, np.random.Generator], Inputs]:
     return make
 
 
-def _classify_case(
+def _classify_cases(
     label: str,
     game: GameName,
     k: int,
     bound: int | None,
     reference: str,
-    reference_call: Callable[[Inputs], Any],
+    moves: Callable[[Inputs], Any],
     targets: dict[str, float],
     largest: int = 10**8,
+    peer: Peer | None = None,
 ) -> list[Case]:
+    """classify of a game beside its winning-move kernel on the same rows."""
     make = _classify_inputs(k)
+    reference += " (classify's rows)"
     return [
-        Case(reference, make=make, call=reference_call, largest=largest, note="classify's rows"),
+        Case(reference, make=make, call=moves, largest=largest, note="classify's rows"),
         Case(
             f"classify ({label})",
             make=make,
@@ -358,69 +383,35 @@ def _classify_case(
             targets={"x_reference": 1.2, **targets},
             largest=largest,
             note="rows (N, k) below 10**6",
+            peer=peer,
         ),
     ]
 
 
-CASES += [
-    *_classify_case(
-        "wythoff",
-        "wythoff",
-        2,
-        None,
-        "wythoff.winning_move (classify's rows)",
-        lambda d: wythoff.winning_move(d["c0"], d["c1"], out=(d["first"], d["second"])),
-        {"x_floor": 2.5},
-    ),
-    *_classify_case(
-        "wythoff-misere",
-        "wythoff-misere",
-        2,
-        None,
-        "wythoff.winning_move misere (classify's rows)",
-        lambda d: wythoff.winning_move(
-            d["c0"], d["c1"], misere=True, out=(d["first"], d["second"])
-        ),
-        {},
-    ),
-    *_classify_case(
-        "fibonacci-nim",
-        "fibonacci-nim",
-        1,
-        None,
-        "fibonacci_nim.winning_take (classify's rows)",
-        lambda d: fibonacci_nim.winning_take(d["c0"]),
-        {},
-    ),
-    *_classify_case(
-        "global-fibonacci-nim, 2 piles",
-        "global-fibonacci-nim",
-        2,
-        None,
-        "fibonacci_nim.global_winning_move (classify's rows)",
-        lambda d: fibonacci_nim.global_winning_move(d["p"]),
-        {},
-        largest=10**6,
-    ),
-    *_classify_case(
-        "power-nim, 3 piles, bound 1000",
-        "power-nim",
-        3,
-        1000,
-        "power_nim.winning_move bound 1000 (classify's rows)",
-        lambda d: power_nim.winning_move(d["p"], 1000),
-        {},
-    ),
-    *_classify_case(
-        "nim, 3 piles",
-        "nim",
-        3,
-        None,
-        "power_nim.winning_move (classify's rows)",
-        lambda d: power_nim.winning_move(d["p"]),
-        {},
-    ),
-]
+def _pair_moves(misere: bool) -> Callable[[Inputs], Any]:
+    return lambda d: wythoff.winning_move(
+        d["c0"], d["c1"], misere=misere, out=(d["first"], d["second"])
+    )
+
+
+# the label, the game, its piles and bound, its winning-move kernel and its call,
+# classify's targets and (optionally) its largest size and numba peer
+_CLASSIFY: list[tuple[Any, ...]] = [
+    ("wythoff", "wythoff", 2, None, "wythoff.winning_move", _pair_moves(False), {"x_floor": 2.5},
+     10**8, ("classify_wythoff", ("p",), ((np.int64, 3),))),
+    ("wythoff-misere", "wythoff-misere", 2, None, "wythoff.winning_move misere",
+     _pair_moves(True), {}),
+    ("fibonacci-nim", "fibonacci-nim", 1, None, "fibonacci_nim.winning_take",
+     lambda d: fibonacci_nim.winning_take(d["c0"]), {}),
+    ("global-fibonacci-nim, 2 piles", "global-fibonacci-nim", 2, None,
+     "fibonacci_nim.global_winning_move", lambda d: fibonacci_nim.global_winning_move(d["p"]),
+     {}, 10**6),
+    ("power-nim, 3 piles, bound 1000", "power-nim", 3, 1000, "power_nim.winning_move bound 1000",
+     lambda d: power_nim.winning_move(d["p"], 1000), {}),
+    ("nim, 3 piles", "nim", 3, None, "power_nim.winning_move",
+     lambda d: power_nim.winning_move(d["p"]), {}),
+]  # fmt: skip
+CASES += [case for row in _CLASSIFY for case in _classify_cases(*row)]
 
 # --- game-sized data: the same kernels on piles below 2**32 ----------------------------------
 
@@ -462,28 +453,14 @@ def _game_sized(case: Case) -> Case:
 
 CASES += [_game_sized(case) for case in CASES if case.name in GAME_SIZED_KERNELS]
 
-SOLVERS: list[Solver] = [
-    Solver(
-        'solvers.board("queen", N)',
-        lambda n: solvers.board("queen", n),
-        (500, 1000, 2000),
-        (100, 200),
-        {2000: 10.0},
-    ),
-    Solver(
-        'solvers.grundy("queen", N)',
-        lambda n: solvers.grundy("queen", n),
-        (250, 500, 1000),
-        (50, 100),
-        {1000: 60.0},
-    ),
-    Solver(
-        "solvers.global_outcome([N, N, N])",
-        lambda n: solvers.global_outcome([n, n, n]),
-        (50, 100, 200),
-        (10, 20),
-    ),
-]
+SOLVERS: list[Solver] = [  # name, call, sizes, quick sizes, target seconds by size
+    Solver('solvers.board("queen", N)', lambda n: solvers.board("queen", n),
+           (500, 1000, 2000), (100, 200), {2000: 10.0}),
+    Solver('solvers.grundy("queen", N)', lambda n: solvers.grundy("queen", n),
+           (250, 500, 1000), (50, 100), {1000: 60.0}),
+    Solver("solvers.global_outcome([N, N, N])", lambda n: solvers.global_outcome([n, n, n]),
+           (50, 100, 200), (10, 20)),
+]  # fmt: skip
 
 
 @dataclass(frozen=True)
