@@ -422,7 +422,7 @@ def test_the_file_pipelines_without_pyarrow(monkeypatch):
     from fibnim.bench import pipelines
 
     monkeypatch.setitem(sys.modules, "pyarrow", None)  # import fails, as in a bare install
-    measured = pipelines.measure("quick", 1, None)
+    measured = pipelines.measure("quick", 1, print)
     assert [p["name"] for p in measured] == ["npy -> npy", "csv -> csv (no pyarrow)"]
     assert all(p["seconds"] > 0 and p["floor_seconds"] > 0 for p in measured)
 
@@ -434,7 +434,7 @@ def test_the_file_pipelines_run_on_the_implementation_asked_for():
 
     # a name no build has: fibnim's own runs must refuse it, so it reached them
     with pytest.raises(RuntimeError, match="FIBNIM_IMPLEMENTATION=sve2"):
-        pipelines.measure("quick", 1, None, {"FIBNIM_IMPLEMENTATION": "sve2"})
+        pipelines.measure("quick", 1, print, {"FIBNIM_IMPLEMENTATION": "sve2"})
 
 
 def test_every_case_runs_split_across_threads():

@@ -33,7 +33,6 @@ def _modules() -> list[str]:
 OPTIONAL = {
     "fibnim.plot": "matplotlib",
     "fibnim.bench.peers": "numba",
-    "fibnim.bench.peer_timing": "numba",
 }
 
 

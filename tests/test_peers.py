@@ -12,6 +12,7 @@ from fibnim import fibonacci_nim, power_nim, wythoff, zeckendorf
 
 pytest.importorskip("numba")
 from fibnim.bench import peers
+from fibnim.bench.suite import NUMBA_TARGETS
 
 TOP = 2**63 - 1
 # F_k phi is within 1 / F_k of an integer: the hardest inputs for a float candidate
@@ -193,7 +194,7 @@ def test_each_peer_is_compiled_for_its_implementations_features_whatever_the_hos
     import sys
 
     def assembly(implementation: str) -> str:
-        name, features = peers.NUMBA_TARGETS[implementation]
+        name, features = NUMBA_TARGETS[implementation]
         environment = {**os.environ, "NUMBA_CPU_NAME": name, "NUMBA_CPU_FEATURES": features}
         done = subprocess.run(
             [sys.executable, "-c", _ASM], env=environment, capture_output=True, text=True

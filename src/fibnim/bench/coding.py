@@ -29,8 +29,6 @@ import numpy as np
 import fibnim
 from fibnim import coding
 
-CODE_LIMIT = 27777890035288  # F_66: fibnim.encode's codes hold the values below
-
 
 def data_sets(size: int, seed: int = 2026) -> dict[str, np.ndarray]:
     rng = np.random.default_rng(seed)
@@ -93,7 +91,7 @@ def _data_set(name: str, values: np.ndarray, repeats: int) -> dict[str, Any]:
     }
     into = np.empty(size, dtype=np.uint64)  # as encode and decode below are given theirs
     row["unpack_into_ns"] = _ns(lambda: coding.unpack(packed, out=into), size, repeats)
-    if values.max() < CODE_LIMIT:  # the same values as codes, where codes hold them
+    if values.max() < fibnim.CODE_LIMIT:  # the same values as codes, where codes hold them
         codes = fibnim.encode(values)
         out_codes, out_values = np.empty_like(codes), np.empty(size, dtype=np.int64)
         row["encode_ns"] = _ns(lambda: fibnim.encode(values, out=out_codes), size, repeats)

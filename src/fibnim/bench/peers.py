@@ -21,7 +21,7 @@ arc's end; classify of Wythoff is one fused pass. tests/test_peers.py holds
 them to fibnim's answers.
 
 numba compiles for this process's CPU, or for NUMBA_CPU_NAME and
-NUMBA_CPU_FEATURES where they are set (`NUMBA_TARGETS`: `haswell` without
+NUMBA_CPU_FEATURES where they are set (fibnim.bench.suite.NUMBA_TARGETS: `haswell` without
 AVX-512 for AVX2, `skylake-avx512`, `icelake-server` for AVX-512 IFMA):
 fibnim's bench sets both to match the implementation it times.
 """
@@ -30,7 +30,9 @@ from __future__ import annotations
 
 import decimal
 import fractions
+import json
 import math
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -38,11 +40,13 @@ import numba
 import numpy as np
 from numba.cpython.unsafe.numbers import leading_zeros as _leading_zeros
 
-from fibnim.bench.suite import Peer
+from fibnim.bench import run
+from fibnim.bench.suite import CASES, Peer
+from fibnim.bench.suite import FIB as _FIB
+from fibnim.bench.suite import PHI as _PHI
 
 U = np.uint64
 _MASK32 = U(0xFFFFFFFF)
-_PHI = (1 + math.sqrt(5)) / 2
 _SQRT5 = math.sqrt(5)
 _LOG_PHI = math.log(_PHI)
 _TWO64 = 2.0**64
@@ -60,9 +64,6 @@ _LOWER_CUT = 2 - _PHI  # x >= 1 is an A-number iff frac(x phi) > 2 - phi
 #: a_m below 2**63 has m below 2**63 / phi, about 5.7 * 10**18.
 BEATTY_MAX = U(8_000_000_000_000_000_000)
 
-_FIB = [0, 1]
-while len(_FIB) < 94:
-    _FIB.append(_FIB[-1] + _FIB[-2])
 FIB = np.array(_FIB, dtype=np.uint64)  # F_0 .. F_93
 # DECODE[j, v]: the sum of F_{8j + i + 2} over the bits i of the byte v
 DECODE = np.zeros((8, 256), dtype=np.uint64)
@@ -543,16 +544,25 @@ def peer_call(peer: Peer, inputs: dict[str, Any]) -> Callable[[], tuple[np.ndarr
     return call
 
 
-#: NUMBA_CPU_NAME and NUMBA_CPU_FEATURES for each implementation of fibnim's
-#: core: numba compiles its peer for the same instruction set (LLVM's names
-#: for x86-64 processors and their features). The features are named, for a
-#: CPU name alone keeps the host's: haswell on an AVX-512 host compiled AVX-512.
-NUMBA_TARGETS = {
-    "avx512ifma": (
-        "icelake-server",
-        "+avx2,+fma,+bmi2,+avx512f,+avx512dq,+avx512bw,+avx512vl,+avx512ifma",
-    ),
-    "avx512": ("skylake-avx512", "+avx2,+fma,+bmi2,+avx512f,+avx512dq,+avx512bw,+avx512vl"),
-    "avx2": ("haswell", "+avx2,+fma,+bmi2,-avx512f"),
-    "scalar": ("x86-64", "-avx,-avx2,-avx512f"),
-}
+def main(arguments: list[str]) -> None:
+    """python -m fibnim.bench.peers NAME FLOOR REPEATS INPUTS.npz prints the
+    figures of case NAME's peer as JSON: ns per element, and the median of its
+    times over its floor's, the two timed in turns (fibnim.bench.run.paired). A
+    process of its own, for NUMBA_CPU_NAME and NUMBA_CPU_FEATURES to choose what
+    numba compiles for (it reads them once, when it starts): fibnim.bench.run
+    starts it."""
+    name, floor, repeats, path = arguments
+    peer = next(case.peer for case in CASES if case.name == name)
+    assert peer is not None, f"{name} has no peer"
+    with np.load(path) as saved:
+        inputs = {key: saved[key] for key in saved.files}
+    size = len(inputs[peer[1][-1]])
+    call = peer_call(peer, inputs)
+    seconds, _, ratios = run.paired(
+        lambda: call, lambda: run.floor_call(floor, size), int(repeats)
+    )
+    print(json.dumps({"ns": seconds["median"] / size * 1e9, "x_floor": float(np.median(ratios))}))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

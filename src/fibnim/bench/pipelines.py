@@ -103,19 +103,14 @@ def _text_input(path: Path, n: int, note: str) -> None:
     import pyarrow.compute as pc
     import pyarrow.csv as pacsv
 
-    with pacsv.CSVWriter(
-        path,
-        pa.schema(
-            [("id", pa.int64()), ("x", pa.int64()), ("y", pa.int64()), ("note", pa.string())]
-        ),
-    ) as writer:
+    names = ["id", "x", "y", "note"]
+    schema = pa.schema([(name, pa.string() if name == "note" else pa.int64()) for name in names])
+    with pacsv.CSVWriter(path, schema) as writer:
         start = 0
         for block in _positions(n):
             ids = pa.array(np.arange(start, start + len(block)))
             text = pc.binary_join_element_wise(note, pc.cast(ids, pa.string()), "")
-            writer.write_table(
-                pa.table([ids, block[:, 0], block[:, 1], text], names=["id", "x", "y", "note"])
-            )
+            writer.write_table(pa.table([ids, block[:, 0], block[:, 1], text], names=names))
             start += len(block)
 
 
@@ -138,24 +133,16 @@ def _npy_floor(source: Path, target: Path, threads: int) -> None:
         os.close(descriptor)
 
 
-def _arrow_table(table: Any) -> Any:
-    """A table of the output's shape from the input's: x, y, outcome, move_1, move_2."""
+def _arrow_table(table: Any, keep: tuple[str, ...] = ("x", "y")) -> Any:
+    """A table of the output's shape from the input's: its columns `keep`, then
+    outcome, move_1, move_2."""
     import pyarrow as pa
 
     m = table.num_rows
-    letters = pa.py_buffer(np.full(m, ord("N"), dtype=np.uint8))
-    outcome = pa.StringArray.from_buffers(
-        m, pa.py_buffer(np.arange(m + 1, dtype=np.int32)), letters
-    )
-    return pa.table(
-        {
-            "x": table["x"],
-            "y": table["y"],
-            "outcome": outcome,
-            "move_1": table["x"],
-            "move_2": table["y"],
-        }
-    )
+    offsets, letters = np.arange(m + 1, dtype=np.int32), np.full(m, ord("N"), dtype=np.uint8)
+    outcome = pa.StringArray.from_buffers(m, pa.py_buffer(offsets), pa.py_buffer(letters))
+    answers = {"outcome": outcome, "move_1": table["x"], "move_2": table["y"]}
+    return pa.table({**{name: table[name] for name in keep}, **answers})
 
 
 def _csv_floor(source: Path, target: Path, threads: int) -> None:
@@ -167,15 +154,7 @@ def _csv_floor(source: Path, target: Path, threads: int) -> None:
 def _text_floor(source: Path, target: Path, threads: int) -> None:
     import pyarrow.csv as pacsv
 
-    table = pacsv.read_csv(source)
-    answers = _arrow_table(table)
-    pacsv.write_csv(
-        table.select(["id", "x", "y", "note"])
-        .append_column("outcome", answers["outcome"])
-        .append_column("move_1", answers["move_1"])
-        .append_column("move_2", answers["move_2"]),
-        target,
-    )
+    pacsv.write_csv(_arrow_table(pacsv.read_csv(source), ("id", "x", "y", "note")), target)
 
 
 def _parquet_floor(source: Path, target: Path, threads: int) -> None:
@@ -243,7 +222,7 @@ def _fibnim(
 def measure(
     mode: str,
     repeats: int,
-    progress: Callable[[str], None] | None,
+    progress: Callable[[str], None],
     environment: dict[str, str] | None = None,
 ) -> list[dict[str, Any]]:
     """Each pipeline's figures (see fibnim.bench.report); fibnim's runs with
@@ -262,8 +241,7 @@ def measure(
         for pipeline in PIPELINES:
             if pipeline.needs_arrow and not arrow:
                 continue
-            if progress:
-                progress(pipeline.name)
+            progress(pipeline.name)
             n = pipeline.sizes[mode != "quick"]
             # three files of up to 24 bytes a row, with room to spare
             free = shutil.disk_usage(directory).free
@@ -273,36 +251,24 @@ def measure(
             target = directory / f"out{pipeline.suffix}"
             floor_target = directory / f"floor{pipeline.suffix}"
             make_input(source, n, pipeline.note)
-            fibnim_seconds: list[float] = []
-            floor_seconds: list[float] = []
-            peaks: list[float | None] = []
+            environment = {**pipeline.environment, **chosen}
+            floors, runs = [], []
             for _ in range(repeats):
-                # each the same way: its last output removed and everything
-                # written out just before it (the page cache that a removal
-                # frees and that a write takes is most of the time here)
-                floor_target.unlink(missing_ok=True)
-                _sync()
-                floor_seconds.append(_floor(pipeline, source, floor_target, threads))
-                target.unlink(missing_ok=True)
-                _sync()
-                seconds, peak = _fibnim(
-                    source, target, {**pipeline.environment, **chosen}, pipeline.note is not None
+                floors.append(_floor(pipeline, source, _fresh(floor_target), threads))
+                runs.append(
+                    _fibnim(source, _fresh(target), environment, pipeline.note is not None)
                 )
-                fibnim_seconds.append(seconds)
-                peaks.append(peak)
             for path in (source, target, floor_target):
                 path.unlink(missing_ok=True)
-            results.append(
-                {
-                    "name": pipeline.name,
-                    "size": n,
-                    "seconds": statistics.median(fibnim_seconds),
-                    "floor_seconds": statistics.median(floor_seconds),
-                    "target_x_floor": pipeline.target,
-                    "peak_mb": max((p for p in peaks if p is not None), default=None),
-                    "threads": threads,
-                }
-            )
+            results.append({
+                "name": pipeline.name,
+                "size": n,
+                "seconds": statistics.median(seconds for seconds, _ in runs),
+                "floor_seconds": statistics.median(floors),
+                "target_x_floor": pipeline.target,
+                "peak_mb": max((peak for _, peak in runs if peak is not None), default=None),
+                "threads": threads,
+            })  # fmt: skip
     return results
 
 
@@ -318,10 +284,14 @@ def _floor(pipeline: Pipeline, source: Path, target: Path, threads: int) -> floa
     return float(done.stdout)
 
 
-def _sync() -> None:
-    """Dirty pages of earlier runs written out first, so that none is timed twice."""
+def _fresh(output: Path) -> Path:
+    """output removed and every dirty page written out, so that each run starts
+    the same way and none is timed writing another's pages (the page cache that
+    a removal frees and that a write takes is most of the time here)."""
+    output.unlink(missing_ok=True)
     if hasattr(os, "sync"):
         os.sync()
+    return output
 
 
 def main(arguments: list[str]) -> None:

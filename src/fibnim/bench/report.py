@@ -196,6 +196,12 @@ def x_reference(results: dict[str, Any], kernel: dict[str, Any]) -> float | None
 
 
 _MET = {True: "yes", False: "**no**", None: "not measured"}
+
+
+def _verdict(met: bool | str | None) -> str:
+    return met if isinstance(met, str) else _MET[met]
+
+
 TARGET_SIZE = 10**7  # the size the targets are set at: in cache, smaller ones say little
 
 
@@ -316,6 +322,24 @@ _FILES = (
     "imported and its path run once over a few rows before it is timed: "
     "fibnim.bench.pipelines says how); medians."
 )
+_BY_SIZE = "ns per element, compiled / floor (pure, numpy by hand where measured)."
+
+
+_KERNEL_HEAD = "kernel, N, ns/element, x floor, x pure, x numpy (wrong), threads, call us, peak MB"
+
+
+def _kernel_row(kernel: dict[str, Any]) -> list[Any]:
+    f = headline(kernel)
+    hand = f"{_number(f['x_hand'])} ({_number(f.get('hand_wrong'))})" if "x_hand" in f else ""
+    threads = _number(f.get("threads_speedup")) or "-"
+    size = f"{f['size']:.0e}"
+    return [kernel["name"], size, f["ns"], f["x_floor"], f.get("x_pure"), hand, threads,
+            f["overhead_us"], f.get("peak_mb")]  # fmt: skip
+
+
+def _section(title: str, text: str, head: list[str], rows: list[list[Any]]) -> list[str]:
+    """A section of the report: a blank line, its title, what it shows, its table."""
+    return ["", f"## {title}", "", *([text, ""] if text else []), *_table(head, rows)]
 
 
 def markdown(results: dict[str, Any], plots: list[str] | None = None) -> str:
@@ -325,6 +349,7 @@ def markdown(results: dict[str, Any], plots: list[str] | None = None) -> str:
     features = (
         f" Processor features used: {', '.join(m['features'])}." if m.get("features") else ""
     )
+    load = results.get("load") or {}
     lines = [
         "# fibnim benchmark report",
         "",
@@ -333,20 +358,7 @@ def markdown(results: dict[str, Any], plots: list[str] | None = None) -> str:
         f"fibnim {m['fibnim']} (backend {m['backend']}, implementation {path}{of}).{features}",
         "",
         _COLUMNS,
-    ]
-    rows = []
-    for kernel in results["kernels"]:
-        f = headline(kernel)
-        hand = f"{_number(f['x_hand'])} ({_number(f.get('hand_wrong'))})" if "x_hand" in f else ""
-        threads = _number(f.get("threads_speedup")) or "-"
-        rows.append([
-            kernel["name"], f"{f['size']:.0e}", f["ns"], f["x_floor"], f.get("x_pure"), hand,
-            threads, f["overhead_us"], f.get("peak_mb"),
-        ])  # fmt: skip
-    head = "kernel, N, ns/element, x floor, x pure, x numpy (wrong), threads, call us, peak MB"
-    lines += _table(head.split(", "), rows)
-    load = results.get("load") or {}
-    lines += [
+        *_table(_KERNEL_HEAD.split(", "), [_kernel_row(k) for k in results["kernels"]]),
         "",
         f"Load average (1, 5, 15 min) before the run: {load.get('before', 'not recorded')}; "
         f"after: {load.get('after', 'not recorded')}.",
@@ -354,62 +366,41 @@ def markdown(results: dict[str, Any], plots: list[str] | None = None) -> str:
     if sentence := busy(results):
         lines += ["", sentence]
     checked = targets(results)
-    lines += ["", "## Targets", ""]
-    lines += _table(
-        ["kernel", "target", "measured", "met"],
-        [
-            [
-                r["kernel"],
-                r["target"],
-                r["measured"],
-                r["met"] if isinstance(r["met"], str) else _MET[r["met"]],
-            ]
-            for r in checked
-        ],
-    )
-    if any(row["met"] == _NOT_CHECKED for row in checked):
+    rows = [[r["kernel"], r["target"], r["measured"], _verdict(r["met"])] for r in checked]
+    lines += _section("Targets", "", ["kernel", "target", "measured", "met"], rows)
+    if _NOT_CHECKED in (r["met"] for r in checked):
         lines += ["", _NOT_CHECKED_NOTE]
     if results.get("implementations"):
-        lines += ["", *implementation_table(results)]
+        lines += implementation_table(results)
     if pipelines := results.get("pipelines"):
-        lines += ["", "## Files: fibnim classify", "", _FILES, ""]
-        lines += _table(
-            ["pipeline", "rows", "fibnim s", "floor s", "x floor", "peak MB", "threads"],
+        rows = [
             [
-                [p["name"], f"{p['size']:.0e}", p["seconds"], p["floor_seconds"],
-                 p["seconds"] / p["floor_seconds"], p["peak_mb"], p["threads"]]
-                for p in pipelines
-            ],
-        )  # fmt: skip
-        if (quoted := _quoted_over_plain(results)) is not None:
-            lines += [
-                "",
-                f"A text column that needs quotes (a comma in every note) costs "
-                f"{_number(quoted[0])}x the same rows whose notes need none "
-                "(csv + quoted text over csv + text).",
+                p["name"],
+                f"{p['size']:.0e}",
+                p["seconds"],
+                p["floor_seconds"],
+                p["seconds"] / p["floor_seconds"],
+                p["peak_mb"],
+                p["threads"],
             ]
+            for p in pipelines
+        ]
+        head = ["pipeline", "rows", "fibnim s", "floor s", "x floor", "peak MB", "threads"]
+        lines += _section("Files: fibnim classify", _FILES, head, rows)
+        if (quoted := _quoted_over_plain(results)) is not None:
+            lines += ["", f"A text column that needs quotes (a comma in every note) costs "
+                      f"{_number(quoted[0])}x the same rows whose notes need none "
+                      "(csv + quoted text over csv + text)."]  # fmt: skip
     if results.get("coding"):
-        lines += ["", *coding_table(results["coding"])]
+        lines += coding_table(results["coding"])
     if results.get("calls"):
-        lines += ["", *call_table(results["calls"])]
-    if results["solvers"]:
-        lines += ["", "## Solvers", ""]
-        lines += _table(
-            ["solver", "N", "seconds"],
-            [[s["name"], s["size"], s["seconds"]] for s in results["solvers"]],
-        )
-    lines += [
-        "",
-        "## By size",
-        "",
-        "ns per element, compiled / floor (pure, numpy by hand where measured).",
-        "",
-    ]
+        lines += call_table(results["calls"])
+    if solvers := results["solvers"]:
+        rows = [[s["name"], s["size"], s["seconds"]] for s in solvers]
+        lines += _section("Solvers", "", ["solver", "N", "seconds"], rows)
     sizes = sorted({row["size"] for k in results["kernels"] for row in k["rows"]})
-    lines += _table(
-        ["kernel", *(f"{s:.0e}" for s in sizes)],
-        [[k["name"], *(_by_size(k, size) for size in sizes)] for k in results["kernels"]],
-    )
+    rows = [[k["name"], *(_by_size(k, size) for size in sizes)] for k in results["kernels"]]
+    lines += _section("By size", _BY_SIZE, ["kernel", *(f"{s:.0e}" for s in sizes)], rows)
     if plots:
         lines += ["", "## Plots", ""] + [f"![{p}]({p})" for p in plots]
     return "\n".join(lines) + "\n"
@@ -430,27 +421,28 @@ def _by_size(kernel: dict[str, Any], size: int) -> str:
 #: fibnim.coding's targets, ns per value: pack on both data sets; unpack per data set
 CODING_PACK_NS = 7.5
 CODING_UNPACK_NS = {"gaps": 3.0, "uniform": 6.0}
+_CODING = (
+    "fibnim.coding.pack and unpack of N values, one thread, ns per value (median of "
+    "repeats) and bits per value, beside other codecs on the same values in the same "
+    "run: zlib and lzma (preset 1) of the values' int64 bytes, and StreamVByte "
+    "(libstreamvbyte, uint32 values: 64-bit ones as two halves). Targets: pack at most "
+    f"{CODING_PACK_NS:g} ns; unpack at most "
+    + ", ".join(f"{v:g} ns ({k})" for k, v in CODING_UNPACK_NS.items())
+    + "; and against fibnim.encode / decode of the same values' codes (where a 64-bit "
+    "code holds them), pack at most 1.5x encode and unpack at most 2x decode. encode and "
+    "decode write into arrays made once (out=). unpack's own row, on which its ns "
+    "targets are checked, makes a new array each call; its ratio to decode is checked "
+    "on the row 'unpack into out=', like for like (a new array's first touch is no part "
+    "of either kernel)."
+)
+_NO_STREAMVBYTE = (
+    "StreamVByte is left out: libstreamvbyte was not installed for this run "
+    '(pip install "fibnim[bench]").'
+)
 
 
 def coding_table(rows: list[dict[str, Any]]) -> list[str]:
     """The Fibonacci coding section: fibnim.coding beside zlib, lzma and StreamVByte."""
-    lines = [
-        "## Fibonacci coding",
-        "",
-        "fibnim.coding.pack and unpack of N values, one thread, ns per value (median of "
-        "repeats) and bits per value, beside other codecs on the same values in the same "
-        "run: zlib and lzma (preset 1) of the values' int64 bytes, and StreamVByte "
-        "(libstreamvbyte, uint32 values: 64-bit ones as two halves). Targets: pack at most "
-        f"{CODING_PACK_NS:g} ns; unpack at most "
-        + ", ".join(f"{v:g} ns ({k})" for k, v in CODING_UNPACK_NS.items())
-        + "; and against fibnim.encode / decode of the same values' codes (where a 64-bit "
-        "code holds them), pack at most 1.5x encode and unpack at most 2x decode. encode and "
-        "decode write into arrays made once (out=). unpack's own row, on which its ns "
-        "targets are checked, makes a new array each call; its ratio to decode is checked "
-        "on the row 'unpack into out=', like for like (a new array's first touch is no part "
-        "of either kernel).",
-        "",
-    ]
     table = []
     for row in rows:
         name, mine = row["name"], row["fibnim"]
@@ -466,28 +458,16 @@ def coding_table(rows: list[dict[str, Any]]) -> list[str]:
         verdict = _MET[all(met)] if row["size"] >= TARGET_SIZE else "not checked (--quick)"
         table.append([name, f"{row['size']:.0e}", *_codec(mine), verdict])
         if "unpack_into_ns" in row:
-            table.append(
-                [
-                    name,
-                    "",
-                    "fibnim.coding, unpack into out=",
-                    None,
-                    row["unpack_into_ns"],
-                    None,
-                    "",
-                ]
-            )
+            into = "fibnim.coding, unpack into out="
+            table.append([name, "", into, None, row["unpack_into_ns"], None, ""])
         if "encode_ns" in row:
             codes = "fibnim.encode / decode of the codes"
             table.append([name, "", codes, row["encode_ns"], row["decode_ns"], 64, ""])
         table += [[name, "", *_codec(peer), ""] for peer in row["peers"]]
-    lines += _table(["data", "N", "codec", "pack ns", "unpack ns", "bits per value", "met"], table)
+    head = ["data", "N", "codec", "pack ns", "unpack ns", "bits per value", "met"]
+    lines = _section("Fibonacci coding", _CODING, head, table)
     if not all(any(p["name"].startswith("StreamVByte") for p in row["peers"]) for row in rows):
-        lines += [
-            "",
-            "StreamVByte is left out: libstreamvbyte was not installed for this run "
-            '(pip install "fibnim[bench]").',
-        ]
+        lines += ["", _NO_STREAMVBYTE]
     return lines
 
 
@@ -495,12 +475,15 @@ def _codec(figures: dict[str, Any]) -> list[Any]:
     return [figures["name"], figures["pack_ns"], figures["unpack_ns"], figures["bits_per_value"]]
 
 
+_CALLS_HEAD = (
+    "function, ints us, peer, plain x, out= x, where= x, block us, bound us, Series x, met"
+)
+
+
 def call_table(calls: dict[str, Any]) -> list[str]:
     """The per-call section: each form's cost over its peer's, and the targets."""
     x_target, int_target, block = calls["target_x_peer"], calls["target_int_us"], calls["block"]
-    lines = [
-        "## Per call",
-        "",
+    text = (
         "Each elementwise function called once (median of 7 runs of 2,000 calls), as a "
         "search, a game loop or a loop over preallocated blocks calls it: on Python ints "
         f"(us; target at most {_number(int_target)} us), and on one-element int64 arrays "
@@ -509,9 +492,8 @@ def call_table(calls: dict[str, Any]) -> list[str]:
         f"before it (target at most {_number(x_target)}x). A block: {block} elements with "
         "out=, in us, against its bound: the peer's time on the block plus "
         f"{block} times the function's own time per element in cache. Series: a pandas "
-        "Series of 10**6 over its ndarray (target at most 1.2).",
-        "",
-    ]
+        "Series of 10**6 over its ndarray (target at most 1.2)."
+    )
     rows = []
     for call in calls["calls"]:
         peer = call["peer_us"]
@@ -524,27 +506,15 @@ def call_table(calls: dict[str, Any]) -> list[str]:
             and call["block_us"] <= bound
             and (series is None or series <= 1.2)
         )
-        rows.append(
-            [
-                call["name"],
-                call["ints_us"],
-                call["peer"],
-                *ratios,
-                call["block_us"],
-                bound,
-                series,
-                _MET[met],
-            ]
-        )
-    head = "function, ints us, peer, plain x, out= x, where= x, block us, bound us, Series x, met"
-    lines += _table(head.split(", "), rows)
+        rows.append([call["name"], call["ints_us"], call["peer"], *ratios, call["block_us"],
+                     bound, series, _MET[met]])  # fmt: skip
     row_us, row_target = calls["classify_row_us"], calls["target_classify_row_us"]
-    lines += [
+    return [
+        *_section("Per call", text, _CALLS_HEAD.split(", "), rows),
         "",
         f"classify of one row (wythoff): {_number(row_us)} us "
         f"(target at most {_number(row_target)} us: {_MET[row_us <= row_target]}).",
     ]
-    return lines
 
 
 def path_target(kernel: str, path: str, results: dict[str, Any]) -> float | None:
@@ -563,25 +533,30 @@ def implementation_table(results: dict[str, Any]) -> list[str]:
     """The table kernel x implementation of a run with --implementation all."""
     rows = results["implementations"]
     paths = [p for p in results["machine"].get("implementations", []) if p in rows[0]["paths"]]
-    lines = [
-        "## By implementation",
-        "",
+    text = (
         "Each kernel at its largest size on every implementation this processor runs, "
         "on the same inputs: ns per element (x np.add floor, median of repeats timed in "
         "turns with the floor). A target (at N = 1e+07: the vector implementations at "
         "most the figure, the scalar one twice it) is marked met (yes) or **not**; "
         "x numpy is how many times faster than numpy by hand; ÷ numba (with --peers) is "
         "fibnim's time over an exact numba kernel's, compiled for the same instruction "
-        f"set, marked **not** above {_number(NUMBA_TARGET)} (numba 1.5 times as slow).",
-        "",
-        *_numba_targets(rows, paths),
-    ]
-    table = []
-    for row in rows:
-        cells = [_path_cell(row, path, results) for path in paths]
-        target = path_target(row["name"], "vector", results)
-        table.append([row["name"], f"{row['size']:.0e}", *cells, target])
-    return lines + _table(["kernel", "N", *paths, "target (vector)"], table)
+        f"set, marked **not** above {_number(NUMBA_TARGET)} (numba 1.5 times as slow)."
+    )
+    compiled_for = {  # what each implementation's numba peers were compiled for
+        path: figures["numba_target"]
+        for row in rows
+        for path, figures in row["paths"].items()
+        if path in paths and "numba_target" in figures
+    }
+    if compiled_for:
+        named = "; ".join(f"{path}: `{target}`" for path, target in compiled_for.items())
+        text += f"\n\nnumba compiled for (NUMBA_CPU_NAME and NUMBA_CPU_FEATURES) {named}."
+    table = [
+        [row["name"], f"{row['size']:.0e}", *(_path_cell(row, path, results) for path in paths),
+         path_target(row["name"], "vector", results)]
+        for row in rows
+    ]  # fmt: skip
+    return _section("By implementation", text, ["kernel", "N", *paths, "target (vector)"], table)
 
 
 def _path_cell(row: dict[str, Any], path: str, results: dict[str, Any]) -> str:
@@ -648,68 +623,44 @@ def _legend(figure: Any, panels: list[Any]) -> None:
     )
 
 
+#: the lines of a kernel's panel: its figures, label, colour and style
+_LINES = [
+    ("compiled", "compiled ({})", "C0", "o-"),
+    ("pure", "pure twin", "C1", "s-"),
+    ("by_hand", "numpy by hand", "C2", "^-"),
+    ("floor", "floor: np.add / np.equal", "0.45", ".--"),
+    ("all_threads", "compiled, all cores", "C3", "D"),
+]
+
+
 def _time_panel(axis: Any, kernel: dict[str, Any], results: dict[str, Any]) -> None:
     """ns per element against N: the compiled core on its implementation, the
     pure twin over the sizes it ran, numpy by hand, the floor, all cores; at the
     largest size, each other implementation and the numba peer."""
-    machine = results["machine"]
-    used = machine.get("implementation") or "compiled"
-    styles = [
-        ("compiled", f"compiled ({used})", "C0", "o-"),
-        ("pure", "pure twin", "C1", "s-"),
-        ("by_hand", "numpy by hand", "C2", "^-"),
-        ("floor", "floor: np.add / np.equal", "0.45", ".--"),
-        ("all_threads", "compiled, all cores", "C3", "D"),
-    ]
-    for key, label, color, style in styles:
+    used = results["machine"].get("implementation") or "compiled"
+    for key, label, color, style in _LINES:
         points = [(row["size"], row[key]["median"]) for row in kernel["rows"] if key in row]
         if points:
             x, y = zip(*points, strict=True)
-            axis.loglog(x, y, style, label=label, color=color, markersize=5)
-    row = next(
-        (r for r in results.get("implementations", []) if r["name"] == kernel["name"]), None
-    )
+            axis.loglog(x, y, style, label=label.format(used), color=color, markersize=5)
+    implementations = results.get("implementations", [])
+    row = next((r for r in implementations if r["name"] == kernel["name"]), None)
     if row is not None:
-        for offset, (path, figures) in enumerate(row["paths"].items()):
+        size, paths = [row["size"]], row["paths"]
+        for offset, (path, figures) in enumerate(paths.items()):
             if path != used:
+                label = f"compiled ({path})"
                 axis.loglog(
-                    [row["size"]],
-                    [figures["ns"]],
-                    "x",
-                    color=f"C{4 + offset}",
-                    markersize=8,
-                    label=f"compiled ({path})",
+                    size, [figures["ns"]], "x", color=f"C{4 + offset}", markersize=8, label=label
                 )
-        numba = row["paths"].get(used, {}).get("numba_ns")
-        if numba is not None:
-            axis.loglog(
-                [row["size"]],
-                [numba],
-                "*",
-                color="C9",
-                markersize=11,
-                label=f"numba peer (for {used})",
-            )
+        if (numba := paths.get(used, {}).get("numba_ns")) is not None:
+            label = f"numba peer (for {used})"
+            axis.loglog(size, [numba], "*", color="C9", markersize=11, label=label)
     axis.set_title(kernel["name"], fontsize=FONT["title"])
     axis.set_xlabel("N (elements)", fontsize=FONT["label"])
     axis.set_ylabel("ns per element", fontsize=FONT["label"])
     axis.tick_params(labelsize=FONT["ticks"])
     axis.grid(True, which="major", color="0.9")
-
-
-def _numba_targets(rows: list[dict[str, Any]], paths: list[str]) -> list[str]:
-    """The sentence naming what each implementation's numba peers were compiled
-    for (none without --peers), and the blank line after it."""
-    targets = {
-        path: figures["numba_target"]
-        for row in rows
-        for path, figures in row["paths"].items()
-        if path in paths and "numba_target" in figures
-    }
-    if not targets:
-        return []
-    named = "; ".join(f"{path}: `{target}`" for path, target in targets.items())
-    return [f"numba compiled for (NUMBA_CPU_NAME and NUMBA_CPU_FEATURES) {named}.", ""]
 
 
 def _quoted_over_plain(results: dict[str, Any]) -> tuple[float, int] | None:
@@ -724,18 +675,18 @@ def _quoted_over_plain(results: dict[str, Any]) -> tuple[float, int] | None:
     return quoted["seconds"] / plain["seconds"], quoted["size"]
 
 
+def _marks(axis: Any, targets: list[float | None], low: float, high: float, label: str) -> None:
+    """A short vertical line at each bar's target (none where it is None)."""
+    for i, target in enumerate(targets):
+        if target is not None:
+            axis.plot([target] * 2, [i + low, i + high], color="black", linewidth=2, label=label)
+
+
 def _pipelines_panel(axis: Any, pipelines: list[dict[str, Any]]) -> None:
     names = [p["name"] for p in pipelines]
     ratios = [p["seconds"] / p["floor_seconds"] for p in pipelines]
     axis.barh(range(len(names)), ratios, color="C0", label="fibnim classify, x its floor")
-    for i, pipeline in enumerate(pipelines):
-        axis.plot(
-            [pipeline["target_x_floor"]] * 2,
-            [i - 0.4, i + 0.4],
-            color="black",
-            linewidth=2,
-            label="target",
-        )
+    _marks(axis, [p["target_x_floor"] for p in pipelines], -0.4, 0.4, "target")
     axis.set_yticks(range(len(names)), names, fontsize=FONT["ticks"])
     axis.invert_yaxis()
     axis.set_title("fibnim classify, file to file", fontsize=FONT["title"])
@@ -761,11 +712,7 @@ def _plot_topics(results: dict[str, Any], directory: Path, plt: Any) -> list[str
             fontsize=FONT["title"] + 2,
             y=1.04,
         )
-        figure.tight_layout(rect=(0, 0, 1, 0.97))
-        name = f"time_{topic}.png"
-        figure.savefig(directory / name, dpi=DPI, bbox_inches="tight")
-        plt.close(figure)
-        written.append(name)
+        written += _saved(plt, figure, directory, f"time_{topic}.png", rect=(0, 0, 1, 0.97))
     return written
 
 
@@ -786,8 +733,8 @@ def _bars(
     return figure, axis
 
 
-def _saved(plt: Any, figure: Any, directory: Path, name: str) -> list[str]:
-    figure.tight_layout()
+def _saved(plt: Any, figure: Any, directory: Path, name: str, **layout: Any) -> list[str]:
+    figure.tight_layout(**layout)
     figure.savefig(directory / name, dpi=DPI, bbox_inches="tight")
     plt.close(figure)
     return [name]
@@ -846,11 +793,8 @@ def plot_paths(results: dict[str, Any], directory: Path, plt: Any) -> list[str]:
         "time over np.add's (log scale)",
         f"fibnim by implementation ({results['machine']['cpu']})",
     )
-    for i, row in enumerate(rows):
-        target = path_target(row["name"], "vector", results)
-        if target is not None:
-            label = "target of the vector implementations"
-            axis.plot([target] * 2, [i - 0.1, i + 0.8], color="black", linewidth=1.5, label=label)
+    targets = [path_target(row["name"], "vector", results) for row in rows]
+    _marks(axis, targets, -0.1, 0.8, "target of the vector implementations")
     axis.set_xscale("log")
     handles, labels = axis.get_legend_handles_labels()
     unique = dict(zip(labels, handles, strict=True))
@@ -904,11 +848,7 @@ def compare(
     ratios of samples of 2 ms (see run.paired) mostly within 7%. Five
     repeats a side are the fewest that can reach p < 0.01; runs have seven."""
     before = {k["name"]: {r["size"]: r for r in k["rows"]} for k in old["kernels"]}
-    lines = [
-        "| kernel | N | before x floor | now x floor | change | p | |",
-        "|---|---|---|---|---|---|---|",
-    ]
-    regressions = 0
+    rows, regressions = [], 0
     for kernel in new["kernels"]:
         shared = [r for r in kernel["rows"] if r["size"] in before.get(kernel["name"], {})]
         for row in shared:
@@ -926,12 +866,11 @@ def compare(
             elif abs(change) > threshold and p < alpha:
                 verdict = "REGRESSION" if slower else "faster"
                 regressions += slower
-            lines.append(
-                f"| {kernel['name']} | {row['size']:.0e} | {_number(statistics.median(was))} | "
-                f"{_number(statistics.median(now))} | {change:+.1%} | {_number(p, 2)} | "
-                f"{verdict} |"
-            )
-    return "\n".join(lines), regressions
+            medians = statistics.median(was), statistics.median(now)
+            size, p_text = f"{row['size']:.0e}", _number(p, 2)
+            rows.append([kernel["name"], size, *medians, f"{change:+.1%}", p_text, verdict])
+    head = ["kernel", "N", "before x floor", "now x floor", "change", "p", ""]
+    return "\n".join(_table(head, rows)), regressions
 
 
 def comparable(results: Any) -> bool:

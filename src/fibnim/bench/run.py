@@ -33,6 +33,7 @@ from fibnim.bench.suite import (
     CASES,
     CLASSIFY_ROW_US,
     INT_CALL_US,
+    NUMBA_TARGETS,
     SOLVERS,
     Call,
     Case,
@@ -199,9 +200,8 @@ def measure_size(case: Case, inputs: Inputs, size: int, plan: Plan, last: bool) 
         "floor": per_element(floor, size),
         "x_floor_samples": ratios,
     }
-    by_hand = case.by_hand
-    if by_hand is not None and size <= 10**7:
-        row["by_hand"] = per_element(timed(lambda: by_hand(inputs), max(1, repeats // 2)), size)
+    if (hand := _by_hand(case, inputs, size, max(1, repeats // 2))) is not None:
+        row["by_hand"] = hand
     if size <= plan.pure_size:
         _backend.use("python")
         row["pure"] = per_element(timed(call, 1), size)
@@ -210,11 +210,20 @@ def measure_size(case: Case, inputs: Inputs, size: int, plan: Plan, last: bool) 
         if cores() > 1 and size >= 10**6:  # smaller, starting threads is what is timed
             row["all_threads"] = per_element(timed(threaded(case, inputs, size), repeats), size)
         row["peak_mb"] = peak_megabytes(call)
-        if by_hand is not None and case.wrong is not None:
+        if case.by_hand is not None and case.wrong is not None:
             exact = call()
             exact = tuple(np.copy(e) for e in exact) if isinstance(exact, tuple) else exact
-            row["by_hand_wrong"] = case.wrong(inputs, by_hand(inputs), exact)
+            row["by_hand_wrong"] = case.wrong(inputs, case.by_hand(inputs), exact)
     return row
+
+
+def _by_hand(case: Case, inputs: Inputs, size: int, repeats: int) -> dict[str, float] | None:
+    """ns per element of the numpy a user writes by hand (None where nobody does,
+    and beyond 10**7, where its temporaries take gigabytes)."""
+    by_hand = case.by_hand
+    if by_hand is None or size > 10**7:
+        return None
+    return per_element(timed(lambda: by_hand(inputs), repeats), size)
 
 
 def measure_case(case: Case, plan: Plan, seed: int = 2026) -> dict[str, Any]:
@@ -270,45 +279,41 @@ def measure_calls() -> dict[str, Any]:
     }
 
 
-def _forms(
-    function: Callable[..., Any],
-    inputs: list[np.ndarray],
-    outs: Any,
-    block: list[np.ndarray],
-    block_outs: Any,
-) -> dict[str, float]:
-    """Microseconds per call of function in each form (see measure_calls)."""
-    mask = np.array([True])
+#: numpy's own ufunc of as many outputs, the peer each function's call is timed beside
+_PEERS = {
+    1: Call("np.equal", np.equal, 2, (np.dtype(np.bool_),)),
+    2: Call("np.divmod", np.divmod, 2, (np.dtype(np.int64),) * 2),
+}
+
+
+def _forms(call: Call) -> dict[str, float]:
+    """Microseconds per call of call's function in each form (see measure_calls),
+    on small values (4, 5, ...: one per input)."""
+    f, mask = call.function, np.array([True])
+    one = [np.array([4 + i]) for i in range(call.arity)]
+    block = [np.full(BLOCK, 4 + i) for i in range(call.arity)]
+    outs, block_outs = call.outs(1), call.outs(BLOCK)
     return {
-        "plain_us": per_call(lambda: function(*inputs)),
-        "out_us": per_call(lambda: function(*inputs, out=outs)),
-        "where_us": per_call(lambda: function(*inputs, out=outs, where=mask)),
-        "block_us": per_call(lambda: function(*block, out=block_outs)),
+        "plain_us": per_call(lambda: f(*one)),
+        "out_us": per_call(lambda: f(*one, out=outs)),
+        "where_us": per_call(lambda: f(*one, out=outs, where=mask)),
+        "block_us": per_call(lambda: f(*block, out=block_outs)),
     }
 
 
 def _call_row(call: Call) -> dict[str, Any]:
     """measure_calls' figures of one function, and of its peer in the same turn."""
-    f, count = call.function, call.arity
-    one, block = np.array([4]), np.full(BLOCK, 4)
-    peer, peer_name = (
-        (np.equal, "np.equal") if len(call.outputs) == 1 else (np.divmod, "np.divmod")
-    )
-    peer_dtypes = (np.bool_,) if peer is np.equal else (np.int64, np.int64)
-
-    def peer_outs(size: int) -> Any:
-        outs = tuple(np.empty(size, dtype=d) for d in peer_dtypes)
-        return outs[0] if len(outs) == 1 else outs
-
+    f, count, peer = call.function, call.arity, _PEERS[len(call.outputs)]
     cached, cached_outs = [np.full(IN_CACHE, 4)] * count, call.outs(IN_CACHE)
-    row: dict[str, Any] = {"name": call.name, "peer": peer_name}
-    peer_forms = _forms(peer, [one, one + 1], peer_outs(1), [block, block + 1], peer_outs(BLOCK))
-    row["peer_us"] = peer_forms
-    row.update(_forms(f, [one] * count, call.outs(1), [block] * count, call.outs(BLOCK)))
-    row["ints_us"] = per_call(lambda: f(*[4] * count))
-    row["element_ns"] = per_call(lambda: f(*cached, out=cached_outs)) / IN_CACHE * 1e3
-    row["series_x"] = _series_ratio(f, count, call.sample(SERIES_SIZE))
-    return row
+    return {
+        "name": call.name,
+        "peer": peer.name,
+        "peer_us": _forms(peer),
+        **_forms(call),
+        "ints_us": per_call(lambda: f(*[4] * count)),
+        "element_ns": per_call(lambda: f(*cached, out=cached_outs)) / IN_CACHE * 1e3,
+        "series_x": _series_ratio(f, count, call.sample(SERIES_SIZE)),
+    }
 
 
 def _series_ratio(function: Callable[..., Any], count: int, values: np.ndarray) -> float | None:
@@ -328,21 +333,19 @@ def _series_ratio(function: Callable[..., Any], count: int, values: np.ndarray) 
 
 
 def measure_solvers(plan: Plan) -> list[dict[str, Any]]:
-    results = []
     _backend.use("cython")
-    for solver in SOLVERS:
-        sizes = solver.quick_sizes if plan.solver_sizes == "quick" else solver.sizes
-        for size in sizes:
-            seconds = timed(functools.partial(solver.call, size), 1 if size >= 1000 else 3)
-            results.append(
-                {
-                    "name": solver.name,
-                    "size": size,
-                    "seconds": seconds["median"],
-                    "target_seconds": solver.target_seconds.get(size),
-                }
-            )
-    return results
+    return [
+        {
+            "name": solver.name,
+            "size": size,
+            "seconds": timed(functools.partial(solver.call, size), 1 if size >= 1000 else 3)[
+                "median"
+            ],
+            "target_seconds": solver.target_seconds.get(size),
+        }
+        for solver in SOLVERS
+        for size in (solver.quick_sizes if plan.solver_sizes == "quick" else solver.sizes)
+    ]
 
 
 # the processor features the compiled core's implementations use (x86-64), and
@@ -393,31 +396,13 @@ def settle_allocator() -> None:
     del block
 
 
-def measure_paths(
-    cases: list[Case],
-    plan: Plan,
-    progress: Callable[[str], None] | None,
-    seed: int = 2026,
-    paths: Sequence[str] | None = None,
-    peers: bool = False,
-) -> list[dict[str, Any]]:
-    """Each case at its largest size on every implementation this processor runs
-    (or those of `paths`), on the same inputs (see `on_every_path`)."""
-    rng = np.random.default_rng(seed)
-    rows = []
-    for case in cases:
-        if progress:
-            progress(f"{case.name}, {'every implementation' if paths is None else paths[0]}")
-        rows.append(on_every_path(case, plan, rng, paths, peers))
-    return rows
-
-
 def on_every_path(
     case: Case,
     plan: Plan,
     rng: np.random.Generator,
     paths: Sequence[str] | None = None,
     peers: bool = False,
+    say: Callable[[str], None] = print,
 ) -> dict[str, Any]:
     """{name, size, by_hand (ns per element, where there is one), paths:
     {implementation: {ns, x_floor, x_floor_samples}}}, each implementation (of
@@ -425,12 +410,12 @@ def on_every_path(
     `peers`, a case that has a numba peer (fibnim.bench.peers) gets its figures
     on each implementation too: `numba_ns`, `numba_x_floor` and `x_numba`,
     fibnim's time over numba's (their ratios to the floor divided)."""
+    say(f"{case.name}, {'every implementation' if paths is None else paths[0]}")
     size = max([n for n in plan.sizes if n <= case.largest] or [min(plan.sizes)])
     inputs = case.make(size, rng)
     row: dict[str, Any] = {"name": case.name, "size": size, "paths": {}}
-    by_hand = case.by_hand
-    if by_hand is not None and size <= 10**7:
-        row["by_hand"] = timed(lambda: by_hand(inputs), 3)["median"] / size * 1e9
+    if (hand := _by_hand(case, inputs, size, 3)) is not None:
+        row["by_hand"] = hand["median"]
     for name in paths or _backend.implementations():
         _backend.use_implementation(name)
         compiled, _, ratios = paired(
@@ -438,19 +423,13 @@ def on_every_path(
             functools.partial(floor_call, case.floor, size),
             plan.repeats,
         )
-        row["paths"][name] = {
-            "ns": compiled["median"] / size * 1e9,
-            "x_floor": statistics.median(ratios),
-            "x_floor_samples": ratios,
-        }
+        x_floor = statistics.median(ratios)
+        figures = {"ns": compiled["median"] / size * 1e9, "x_floor": x_floor}
         if peers and case.peer is not None:
             numba = peer_figures(case, inputs, name, plan.repeats)
-            row["paths"][name].update(
-                numba_ns=numba["ns"],
-                numba_x_floor=numba["x_floor"],
-                numba_target=numba["target"],
-                x_numba=row["paths"][name]["x_floor"] / numba["x_floor"],
-            )
+            figures |= {f"numba_{key}": value for key, value in numba.items()}
+            figures["x_numba"] = x_floor / numba["x_floor"]
+        row["paths"][name] = figures | {"x_floor_samples": ratios}
     return row
 
 
@@ -459,22 +438,18 @@ def peer_figures(case: Case, inputs: Inputs, implementation: str, repeats: int) 
     instruction set (NUMBA_CPU_NAME and NUMBA_CPU_FEATURES; numba reads them
     once, so in a process of its own) and timed there in turns with the same
     floor; `target` names what it was compiled for."""
-    from fibnim.bench import peers
-
     assert case.peer is not None
     names = case.peer[1]
     environment = dict(os.environ)
     target = (
-        peers.NUMBA_TARGETS.get(implementation)
-        if platform.machine() in ("x86_64", "AMD64")
-        else None
+        NUMBA_TARGETS.get(implementation) if platform.machine() in ("x86_64", "AMD64") else None
     )
     if target:
         environment["NUMBA_CPU_NAME"], environment["NUMBA_CPU_FEATURES"] = target
     with tempfile.TemporaryDirectory(prefix="fibnim-peers-") as scratch:
         saved = Path(scratch) / "inputs.npz"
         np.savez(saved, **{name: inputs[name] for name in names})
-        command = [sys.executable, "-m", "fibnim.bench.peer_timing", case.name, case.floor]
+        command = [sys.executable, "-m", "fibnim.bench.peers", case.name, case.floor]
         done = subprocess.run(
             [*command, str(repeats), str(saved)],
             capture_output=True,
@@ -485,8 +460,7 @@ def peer_figures(case: Case, inputs: Inputs, implementation: str, repeats: int) 
     if done.returncode != 0:
         raise RuntimeError(f"the numba peer of {case.name} failed: {done.stderr.strip()}")
     figures: dict[str, Any] = json.loads(done.stdout)
-    figures["target"] = " ".join(target) if target else "this processor"
-    return figures
+    return figures | {"target": " ".join(target) if target else "this processor"}
 
 
 def run(
@@ -504,6 +478,7 @@ def run(
     `report` documents them."""
     if "cython" not in _backend.available():
         raise RuntimeError("fibnim bench compares the compiled core: it is not built here")
+    say = progress or (lambda _: None)
     before = _backend.name()
     _backend.use("cython")  # the machine's record names the compiled core's code path
     path_before = _backend.implementation()
@@ -526,38 +501,32 @@ def run(
         "pipelines": [],
     }
     try:
-        if progress:
-            for case in wanted:
-                if not case.available():
-                    progress(f"{case.name}: left out, it needs {case.needs}")
+        for case in wanted:
+            if not case.available():
+                say(f"{case.name}: left out, it needs {case.needs}")
         for case in cases:
-            if progress:
-                progress(case.name)
+            say(case.name)
             results["kernels"].append(measure_case(case, plan))
         if names is None:
-            if progress:
-                progress("solvers")
+            say("solvers")
             results["solvers"] = measure_solvers(plan)
-            if progress:
-                progress("calls")
+            say("calls")
             results["calls"] = measure_calls()
             # the whole runs, in subprocesses, on the implementation the suite ran on
             chosen = {"FIBNIM_IMPLEMENTATION": _backend.implementation()}
-            results["pipelines"] = pipelines.measure(
-                mode, 1 if mode == "quick" else 5, progress, chosen
-            )
+            repeats = 1 if mode == "quick" else 5
+            results["pipelines"] = pipelines.measure(mode, repeats, say, chosen)
         if names is None or "coding" in names:
-            if progress:
-                progress("coding")
+            say("coding")
             results["coding"] = coding.measure(10**5 if mode == "quick" else 10**7, plan.repeats)
-        if every_path:
-            results["implementations"] = measure_paths(cases, plan, progress, peers=peers)
-        elif peers:
-            paired_cases = [c for c in cases if c.peer is not None]
-            paths = [_backend.implementation()]
-            results["implementations"] = measure_paths(
-                paired_cases, plan, progress, paths=paths, peers=True
-            )
+        if every_path or peers:  # with --peers alone, the cases that have one, as they ran
+            paths = None if every_path else [_backend.implementation()]
+            rng = np.random.default_rng(2026)
+            results["implementations"] = [
+                on_every_path(case, plan, rng, paths, peers, say)
+                for case in cases
+                if every_path or case.peer is not None
+            ]
     finally:
         _backend.use_implementation(path_before)
         _backend.use(before)

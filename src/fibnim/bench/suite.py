@@ -21,11 +21,23 @@ from fibnim import GameName, classify, fibonacci_nim, power_nim, solvers, wythof
 from fibnim._declarations import DECLARATIONS, Declaration
 
 PHI = (1 + 5**0.5) / 2
-FIB = [0, 1]
-while len(FIB) < 94:
-    FIB.append(FIB[-1] + FIB[-2])
+FIB = [int(f) for f in fibnim.fib(range(94))]  # F_0 .. F_93, exact
 
 Inputs = dict[str, Any]
+#: NUMBA_CPU_NAME and NUMBA_CPU_FEATURES for each implementation of fibnim's
+#: core: numba compiles its peer for the same instruction set (LLVM's names
+#: for x86-64 processors and their features). The features are named, for a
+#: CPU name alone keeps the host's: haswell on an AVX-512 host compiled AVX-512.
+NUMBA_TARGETS = {
+    "avx512ifma": (
+        "icelake-server",
+        "+avx2,+fma,+bmi2,+avx512f,+avx512dq,+avx512bw,+avx512vl,+avx512ifma",
+    ),
+    "avx512": ("skylake-avx512", "+avx2,+fma,+bmi2,+avx512f,+avx512dq,+avx512bw,+avx512vl"),
+    "avx2": ("haswell", "+avx2,+fma,+bmi2,-avx512f"),
+    "scalar": ("x86-64", "-avx,-avx2,-avx512f"),
+}
+
 #: A kernel's numba peer (fibnim.bench.peers): its function's name there, the
 #: case's inputs it reads, and its outputs' dtypes (with a width for rows)
 Peer = tuple[str, tuple[str, ...], tuple[Any, ...]]
