@@ -8,6 +8,7 @@ implementation."""
 from __future__ import annotations
 
 import inspect
+import itertools
 import pathlib
 
 import numpy as np
@@ -42,6 +43,26 @@ def test_every_public_array_function_is_declared_once():
     assert not undeclared
     assert not set(DECLARATIONS) & set(SHAPED)
     assert set(DECLARATIONS) | set(SHAPED) == set(functions)  # nothing declared that is gone
+
+
+@pytest.mark.parametrize("name", sorted(DECLARATIONS))
+def test_each_docstring_describes_out_where_and_the_returns_from_the_declaration(name):
+    declaration = DECLARATIONS[name]
+    topic, function = name.split(".")
+    doc = inspect.getdoc(getattr(getattr(fibnim, topic), function))
+    lines = doc.splitlines()
+    titles = [line for line, under in itertools.pairwise(lines) if set(under) == {"-"}]
+    assert titles[:2] == ["Parameters", "Returns"] and titles[-1] == "Examples", titles
+    parameters = doc.split("Parameters\n----------\n")[1].split("\n\n")[0]
+    entries = [
+        line.split(" : ")[0]
+        for line in parameters.splitlines()
+        if " : " in line and not line.startswith(" ")
+    ]
+    assert entries[-2:] == ["out", "where"] and entries.count("out") == 1, entries
+    assert ", ".join(declaration.inputs) in entries or entries[0] == declaration.inputs[0], entries
+    for dtype in declaration.outputs:
+        assert np.dtype(dtype).name in parameters.split("out : ")[1].splitlines()[0]
 
 
 @pytest.mark.parametrize("name", [*DECLARATIONS, *SHAPED])

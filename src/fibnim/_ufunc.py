@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import functools
 import inspect
+import re
+import textwrap
 from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
@@ -63,11 +65,58 @@ class _General:
 _Front: type = _General if _backend._CORE is None else _backend._CORE.Front
 
 
+_OUT_AND_WHERE = """\
+out : {out}, optional
+    Where to put the result ({shape}).
+where : array_like of bool, optional
+    As numpy's where=: computed only where True (broadcast over the
+    inputs); elsewhere the values are not checked and the result keeps
+    out's value there (0 without out).
+"""
+_SECTION = re.compile(r"^( *)(\w[\w ]*)\n\1-+\n", re.MULTILINE)
+
+
+def documented(doc: str, declaration: Declaration) -> str:
+    """doc with what the declaration says written in: out= and where= at the
+    end of its Parameters (a section made, naming the inputs, where it has
+    none), and its Returns where it has none, from the declared outputs."""
+    found = list(_SECTION.finditer(doc))
+    indent = found[0][1] if found else "    "
+    head = doc[: found[0].start()] if found else doc.rstrip() + "\n\n"
+    ends = [section.start() for section in found[1:]] + [len(doc)]
+    sections = {
+        s[2]: doc[s.end() : end].rstrip() + "\n" for s, end in zip(found, ends, strict=True)
+    }
+    names, types = declaration.inputs, [np.dtype(o).name for o in declaration.outputs]
+    made = f"{', '.join(names)} : int or array_like of int\n"
+    parameters = sections.pop("Parameters", None) or indent + made
+    out = f"ndarray of {types[0]}" if len(types) == 1 else f"tuple of two {types[0]} arrays"
+    shape = f"the shape of `{names[0]}`" if len(names) == 1 else "the inputs' broadcast shape"
+    scalar = "bool" if types[0] == "bool" else "int"
+    made = f"{scalar} or {out}" if len(types) == 1 else f"tuple of {scalar}, or {out}"
+    returns = sections.pop("Returns", None) or f"{indent}{made}\n"
+    sections = {
+        "Parameters": parameters
+        + textwrap.indent(_OUT_AND_WHERE.format(out=out, shape=shape), indent),
+        "Returns": returns,
+        **sections,
+    }
+    return (
+        head
+        + "\n".join(
+            f"{indent}{title}\n{indent}{'-' * len(title)}\n{body}"
+            for title, body in sections.items()
+        )
+        + indent
+    )
+
+
 class Elementwise(_Front):  # type: ignore[misc]
     """A public elementwise function of fibnim (see the module)."""
 
     def __init__(self, declaration: Declaration, template: Callable[..., Any]) -> None:
         functools.update_wrapper(self, template)
+        self.__doc__ = documented(template.__doc__ or "", declaration)
         self.declaration = declaration
         self._signature = inspect.signature(template)
         self.__signature__ = self._signature

@@ -58,10 +58,6 @@ def pair(
         n >= 0; (0, 0) for n = 0. Integer arrays take n <= `PAIR_LIMIT` =
         3523014627193176565, where b_n still fits int64.
 
-    Returns
-    -------
-    tuple of int, or tuple of two int64 arrays
-
     Examples
     --------
     >>> from fibnim import wythoff
@@ -92,10 +88,6 @@ def is_safe(
         Misere play (whoever makes the last move loses): the P-positions are
         those of normal play with (1, 2) and (2, 1) replaced by (0, 1), (1, 0)
         and (2, 2); (0, 0) is not one.
-
-    Returns
-    -------
-    bool or ndarray of bool
 
     Examples
     --------

@@ -87,16 +87,6 @@ def fib(k: ArrayLike, *, out: Out[np.uint64] | None = None, where: ArrayLike = T
         Indices, k >= 0. Arrays take k <= 93 (F_93 is the largest Fibonacci
         number below 2**64); scalars and object arrays take k <= `DIGITS_LIMIT`
         = 524288 (F_k then has about 364,000 bits).
-    out : ndarray of uint64, optional
-        Where to put the result (the shape of `k`).
-    where : array_like of bool, optional
-        As numpy's where=: computed only where True (broadcast over the
-        inputs); elsewhere the values are not checked and the result keeps
-        out's value there (0 without out).
-
-    Returns
-    -------
-    int or ndarray of uint64
 
     Examples
     --------
@@ -123,16 +113,6 @@ def encode(n: ArrayLike, *, out: Out[np.uint64] | None = None, where: ArrayLike 
         27777890035288 (`CODE_LIMIT`); larger n need more than 64 bits, which
         `digits` and `to_string` give for every uint64. Scalars and object
         arrays take any n.
-    out : ndarray of uint64, optional
-        Where to put the result (the shape of `n`).
-    where : array_like of bool, optional
-        As numpy's where=: computed only where True (broadcast over the
-        inputs); elsewhere the values are not checked and the result keeps
-        out's value there (0 without out).
-
-    Returns
-    -------
-    int or ndarray of uint64
 
     Examples
     --------
@@ -154,16 +134,6 @@ def decode(code: ArrayLike, *, out: Out[np.int64] | None = None, where: ArrayLik
     ----------
     code : int or array_like of int
         Codes >= 0 with no two adjacent set bits (ValueError otherwise).
-    out : ndarray of int64, optional
-        Where to put the result (the shape of `code`).
-    where : array_like of bool, optional
-        As numpy's where=: computed only where True (broadcast over the
-        inputs); elsewhere the values are not checked and the result keeps
-        out's value there (0 without out).
-
-    Returns
-    -------
-    int or ndarray of int64
 
     Examples
     --------
@@ -185,16 +155,6 @@ def lowest_term(
     ----------
     n : int or array_like of int
         Numbers n >= 0; arrays take every uint64.
-    out : ndarray of uint64, optional
-        Where to put the result (the shape of `n`).
-    where : array_like of bool, optional
-        As numpy's where=: computed only where True (broadcast over the
-        inputs); elsewhere the values are not checked and the result keeps
-        out's value there (0 without out).
-
-    Returns
-    -------
-    int or ndarray of uint64
 
     Examples
     --------
@@ -216,16 +176,6 @@ def is_fibonacci(
     ----------
     n : int or array_like of int
         Numbers n >= 0; arrays take every uint64.
-    out : ndarray of bool, optional
-        Where to put the result (the shape of `n`).
-    where : array_like of bool, optional
-        As numpy's where=: computed only where True (broadcast over the
-        inputs); elsewhere the values are not checked and the result keeps
-        out's value there (0 without out).
-
-    Returns
-    -------
-    bool or ndarray of bool
 
     Examples
     --------
@@ -248,16 +198,6 @@ def term_count(n: ArrayLike, *, out: Out[np.uint8] | None = None, where: ArrayLi
     ----------
     n : int or array_like of int
         Numbers n >= 0; arrays take every uint64 (at most 46 terms).
-    out : ndarray of uint8, optional
-        Where to put the result (the shape of `n`).
-    where : array_like of bool, optional
-        As numpy's where=: computed only where True (broadcast over the
-        inputs); elsewhere the values are not checked and the result keeps
-        out's value there (0 without out).
-
-    Returns
-    -------
-    int or ndarray of uint8
 
     Examples
     --------
