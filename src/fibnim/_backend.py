@@ -131,6 +131,14 @@ def implementation() -> str:
     return str(_CORE.implementation())
 
 
+def cores() -> int:
+    """The cores this process may run on: what its threads default to."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
 def built_with() -> str | None:
     """The version of Cython that generated the compiled core (None: not loaded)."""
     return None if _CORE is None else str(_CORE.CYTHON_VERSION)

@@ -87,13 +87,6 @@ def _describe(n: int) -> str:
     return "\n".join(lines)
 
 
-def _cores() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
-
-
 def parser(bench_options: bool = True) -> argparse.ArgumentParser:
     """The command line; without bench_options, `fibnim bench`'s own options are
     left out (they load the benchmark suite, which no other command needs)."""
@@ -202,9 +195,9 @@ def _classify_parser(commands: Any) -> None:
     run.add_argument(
         "--threads",
         type=_positive,
-        default=_cores(),
+        default=_backend.cores(),
         metavar="N",
-        help=f"threads to run chunks on (default: all cores, {_cores()} here)",
+        help=f"threads to run chunks on (default: all cores, {_backend.cores()} here)",
     )
     run.add_argument(
         "--dask", metavar="ADDRESS", help="run the chunks on this dask scheduler instead"

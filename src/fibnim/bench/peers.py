@@ -1,28 +1,17 @@
 """Exact numba kernels, written as a skilled user would write them in an hour:
 the peers that `fibnim bench --peers` times beside fibnim's kernels, in the
 same run and on the same inputs (install them with ``pip install
-"fibnim[peers]"``).
+"fibnim[peers]"``); tests/test_peers.py holds them to fibnim's answers.
 
 Each is exact for every value fibnim takes (0 .. 2**63 - 1; codes below
-2**64): plain uint64 loops, small tables, and floating-point candidates
-confirmed with exact integer arithmetic. is_safe and is_lower take floor(m
-(phi - 1)) and its fraction from exact 32-bit-limb products, as pair does
-(4 to 5 times as fast as double-double candidates in `fibnim bench` on a
-Zen 3); the winning move takes floor(m phi) and its fraction in
-double-double arithmetic. Each is a loop LLVM vectorizes; where
-a fraction falls too near a boundary, a second loop decides exactly
-with a_m = (m + isqrt(5 m^2)) // 2: isqrt from a float estimate, one Newton
-step on the exact 128-bit remainder, and a check of s^2 <= 5 m^2 < (s + 1)^2.
-Zeckendorf codes come from blocks of 22 bits (a float estimate of each block
-and a table of block values) and go back through byte tables. Fibonacci Nim's
-P-positions take the arc test (v / phi mod 1 in 64-bit fixed point against
-the arc of the bound's index) and the greedy rule where it is too near an
-arc's end; classify of Wythoff is one fused pass. tests/test_peers.py holds
-them to fibnim's answers.
+2**64): plain uint64 loops that LLVM vectorizes, small tables, and
+candidates (from 32-bit-limb products, double-double or float estimates)
+confirmed exactly in a second loop where one falls too near a boundary; each
+kernel's docstring says how. Exact 32-bit-limb products were 4 to 5 times as
+fast as double-double candidates for is_safe and is_lower (on a Zen 3).
 
 numba compiles for this process's CPU, or for NUMBA_CPU_NAME and
-NUMBA_CPU_FEATURES where they are set (fibnim.bench.suite.NUMBA_TARGETS: `haswell` without
-AVX-512 for AVX2, `skylake-avx512`, `icelake-server` for AVX-512 IFMA):
+NUMBA_CPU_FEATURES where they are set (fibnim.bench.suite.NUMBA_TARGETS):
 fibnim's bench sets both to match the implementation it times.
 """
 
@@ -96,7 +85,9 @@ def _above(ah: Any, al: Any, bh: Any, bl: Any) -> Any:
 
 @inline
 def beatty(m: Any) -> Any:
-    """floor(m phi) for 0 <= m <= BEATTY_MAX, exactly, without a branch on m."""
+    """floor(m phi) = (m + isqrt(5 m^2)) // 2 for 0 <= m <= BEATTY_MAX, exactly,
+    without a branch on m: isqrt from a float estimate, one Newton step on the
+    exact 128-bit remainder, and a check of s^2 <= 5 m^2 < (s + 1)^2."""
     high, low = _mul128(m, m)  # 5 m^2 = 4 m^2 + m^2
     low4 = low << U(2)
     low5 = low4 + low

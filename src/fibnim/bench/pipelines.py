@@ -40,6 +40,8 @@ from typing import Any
 
 import numpy as np
 
+from fibnim import _backend
+
 CHUNK = 1 << 18
 
 
@@ -233,7 +235,7 @@ def measure(
         arrow = True
     except ImportError:
         arrow = False
-    threads = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
+    threads = _backend.cores()
     chosen = environment or {}
     results = []
     with tempfile.TemporaryDirectory(prefix="fibnim-bench-") as scratch:

@@ -842,11 +842,10 @@ def compare(
     are, and timings vary least); smaller sizes are listed for information. It
     got slower when its median rose by more than `threshold` (0.2: 20%) and the
     repeats of the two runs differ beyond chance: a one-sided Mann-Whitney U
-    test (exact) at level `alpha`, as pyperf and asv decide. Ratios to a floor
-    timed in turns with the kernel move little when the machine is busier or
-    slower; single times moved up to 90% between two runs of one tree, and
-    ratios of samples of 2 ms (see run.paired) mostly within 7%. Five
-    repeats a side are the fewest that can reach p < 0.01; runs have seven."""
+    test (exact) at level `alpha`, as pyperf and asv decide, over ratios to a
+    floor timed in turns with the kernel, which move little when the machine
+    is busier or slower (the docs' speed page says how much). Five repeats a
+    side are the fewest that can reach p < 0.01; runs have seven."""
     before = {k["name"]: {r["size"]: r for r in k["rows"]} for k in old["kernels"]}
     rows, regressions = [], 0
     for kernel in new["kernels"]:

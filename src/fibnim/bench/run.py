@@ -74,10 +74,8 @@ def _seconds(function: Callable[[], Any], loops: int = 1) -> float:
 
 def _loops(function: Callable[[], Any]) -> int:
     """How many calls in a row make a sample of function() last SAMPLE_SECONDS
-    (it is called once here, which warms it up). A call over 10**5 elements
-    lasts some 20 to 70 us; timed one at a time, a kernel's ratio to its floor
-    moved 25% between runs of one tree (Zen 5), which no test over the
-    repeats can tell from a regression; in samples of 2 ms it moved 3%."""
+    (it is called once here, which warms it up): single calls over 10**5
+    elements vary too much between runs (the docs' speed page says how much)."""
     return max(1, math.ceil(SAMPLE_SECONDS / max(_seconds(function), 1e-9)))
 
 
@@ -150,7 +148,7 @@ def sliced(inputs: Inputs, start: int, stop: int, size: int) -> Inputs:
 
 def threaded(case: Case, inputs: Inputs, size: int) -> Callable[[], Any]:
     """case over inputs split in a part per core, run at once (the kernels release the GIL)."""
-    bounds = np.linspace(0, size, cores() + 1).astype(int)
+    bounds = np.linspace(0, size, _backend.cores() + 1).astype(int)
     parts = [sliced(inputs, int(a), int(b), size) for a, b in itertools.pairwise(bounds)]
 
     def run() -> None:
@@ -168,13 +166,6 @@ def peak_megabytes(function: Callable[[], Any]) -> float:
         return tracemalloc.get_traced_memory()[1] / 2**20
     finally:
         tracemalloc.stop()
-
-
-def cores() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:
-        return os.cpu_count() or 1
 
 
 def measure_size(case: Case, inputs: Inputs, size: int, plan: Plan, last: bool) -> dict[str, Any]:
@@ -207,7 +198,7 @@ def measure_size(case: Case, inputs: Inputs, size: int, plan: Plan, last: bool) 
         row["pure"] = per_element(timed(call, 1), size)
         _backend.use("cython")
     if last:
-        if cores() > 1 and size >= 10**6:  # smaller, starting threads is what is timed
+        if _backend.cores() > 1 and size >= 10**6:  # smaller, starting threads is what is timed
             row["all_threads"] = per_element(timed(threaded(case, inputs, size), repeats), size)
         row["peak_mb"] = peak_megabytes(call)
         if case.by_hand is not None and case.wrong is not None:
@@ -371,7 +362,7 @@ def machine() -> dict[str, Any]:
     cpu = cpu or platform.processor() or platform.machine()
     return {
         "cpu": cpu,
-        "cores": cores(),
+        "cores": _backend.cores(),
         "platform": platform.platform(),
         "python": sys.version.split()[0],
         "numpy": np.__version__,

@@ -280,17 +280,15 @@ def _declared_case(declaration: Declaration) -> Case:
     return Case(declaration.name, make=make, call=call, **extras)
 
 
+def _of_values(function: Callable[[Any], Any]) -> Callable[[Inputs], Any]:
+    return lambda d: function(d["n"])
+
+
 CASES: list[Case] = [
     *(_declared_case(d) for d in DECLARATIONS.values()),
-    Case("zeckendorf.digits", make=_codes, call=lambda d: fibnim.digits(d["n"]), largest=10**6),
-    Case(
-        "zeckendorf.to_string", make=_codes, call=lambda d: fibnim.to_string(d["n"]), largest=10**6
-    ),
-    Case(
-        "zeckendorf.second_canonical",
-        make=_codes,
-        call=lambda d: fibnim.second_canonical(d["n"]),
-        largest=10**6,
+    *(  # their answers are rows or Python objects: up to 10**6
+        Case(f"zeckendorf.{f.__name__}", make=_codes, call=_of_values(f), largest=10**6)
+        for f in (fibnim.digits, fibnim.to_string, fibnim.second_canonical)
     ),
     Case(
         "wythoff.is_safe (misere)",
