@@ -84,31 +84,26 @@ def documented(doc: str, declaration: Declaration) -> str:
     indent = found[0][1] if found else "    "
     head = doc[: found[0].start()] if found else doc.rstrip() + "\n\n"
     ends = [section.start() for section in found[1:]] + [len(doc)]
-    sections = {
-        s[2]: doc[s.end() : end].rstrip() + "\n" for s, end in zip(found, ends, strict=True)
-    }
+    sections = {s[2]: doc[s.end() : e].rstrip() + "\n" for s, e in zip(found, ends, strict=True)}
     names, types = declaration.inputs, [np.dtype(o).name for o in declaration.outputs]
-    made = f"{', '.join(names)} : int or array_like of int\n"
-    parameters = sections.pop("Parameters", None) or indent + made
-    out = f"ndarray of {types[0]}" if len(types) == 1 else f"tuple of two {types[0]} arrays"
-    shape = f"the shape of `{names[0]}`" if len(names) == 1 else "the inputs' broadcast shape"
     scalar = "bool" if types[0] == "bool" else "int"
-    made = f"{scalar} or {out}" if len(types) == 1 else f"tuple of {scalar}, or {out}"
-    returns = sections.pop("Returns", None) or f"{indent}{made}\n"
+    if len(types) == 1:
+        out, returns = f"ndarray of {types[0]}", f"{scalar} or ndarray of {types[0]}"
+    else:
+        out = f"tuple of two {types[0]} arrays"
+        returns = f"tuple of {scalar}, or {out}"
+    shape = f"the shape of `{names[0]}`" if len(names) == 1 else "the inputs' broadcast shape"
+    inputs = sections.pop("Parameters", f"{indent}{', '.join(names)} : int or array_like of int\n")
     sections = {
-        "Parameters": parameters
+        "Parameters": inputs
         + textwrap.indent(_OUT_AND_WHERE.format(out=out, shape=shape), indent),
-        "Returns": returns,
+        "Returns": sections.pop("Returns", f"{indent}{returns}\n"),
         **sections,
     }
-    return (
-        head
-        + "\n".join(
-            f"{indent}{title}\n{indent}{'-' * len(title)}\n{body}"
-            for title, body in sections.items()
-        )
-        + indent
-    )
+    body = [
+        f"{indent}{title}\n{indent}{'-' * len(title)}\n{text}" for title, text in sections.items()
+    ]
+    return head + "\n".join(body) + indent
 
 
 class Elementwise(_Front):  # type: ignore[misc]

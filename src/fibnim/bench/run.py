@@ -325,18 +325,20 @@ def _series_ratio(function: Callable[..., Any], count: int, values: np.ndarray) 
 
 def measure_solvers(plan: Plan) -> list[dict[str, Any]]:
     _backend.use("cython")
-    return [
-        {
-            "name": solver.name,
-            "size": size,
-            "seconds": timed(functools.partial(solver.call, size), 1 if size >= 1000 else 3)[
-                "median"
-            ],
-            "target_seconds": solver.target_seconds.get(size),
-        }
-        for solver in SOLVERS
-        for size in (solver.quick_sizes if plan.solver_sizes == "quick" else solver.sizes)
-    ]
+    rows = []
+    for solver in SOLVERS:
+        for size in solver.quick_sizes if plan.solver_sizes == "quick" else solver.sizes:
+            seconds = timed(functools.partial(solver.call, size), 1 if size >= 1000 else 3)
+            target = solver.target_seconds.get(size)
+            rows.append(
+                {
+                    "name": solver.name,
+                    "size": size,
+                    "seconds": seconds["median"],
+                    "target_seconds": target,
+                }
+            )
+    return rows
 
 
 # the processor features the compiled core's implementations use (x86-64), and
@@ -391,9 +393,9 @@ def on_every_path(
     case: Case,
     plan: Plan,
     rng: np.random.Generator,
-    paths: Sequence[str] | None = None,
-    peers: bool = False,
-    say: Callable[[str], None] = print,
+    paths: Sequence[str] | None,
+    peers: bool,
+    say: Callable[[str], None],
 ) -> dict[str, Any]:
     """{name, size, by_hand (ns per element, where there is one), paths:
     {implementation: {ns, x_floor, x_floor_samples}}}, each implementation (of
