@@ -76,6 +76,19 @@ where : array_like of bool, optional
 _SECTION = re.compile(r"^( *)(\w[\w ]*)\n\1-+\n", re.MULTILINE)
 
 
+def _inputs(declaration: Declaration) -> str:
+    """The Parameters entry of inputs that a docstring leaves to its declaration."""
+    high = declaration.high
+    limit = "every uint64" if high is None else f"values up to {high.limit}"
+    if high is not None and high.limit == INT64_MAX:
+        limit = "values up to 2**63 - 1"
+    return (
+        f"{', '.join(declaration.inputs)} : int or array_like of int\n"
+        f"    Numbers >= 0. Integer arrays take {limit};\n"
+        "    Python ints, and object arrays of them, any size.\n"
+    )
+
+
 def documented(doc: str, declaration: Declaration) -> str:
     """doc with what the declaration says written in: out= and where= at the
     end of its Parameters (a section made, naming the inputs, where it has
@@ -93,7 +106,7 @@ def documented(doc: str, declaration: Declaration) -> str:
         out = f"tuple of two {types[0]} arrays"
         returns = f"tuple of {scalar}, or {out}"
     shape = f"the shape of `{names[0]}`" if len(names) == 1 else "the inputs' broadcast shape"
-    inputs = sections.pop("Parameters", f"{indent}{', '.join(names)} : int or array_like of int\n")
+    inputs = sections.pop("Parameters", None) or textwrap.indent(_inputs(declaration), indent)
     sections = {
         "Parameters": inputs
         + textwrap.indent(_OUT_AND_WHERE.format(out=out, shape=shape), indent),

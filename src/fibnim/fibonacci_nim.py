@@ -106,6 +106,14 @@ def winning_take(
     """How many counters to take from (n; r) to win: n's lowest Zeckendorf term,
     or 0 where no take wins (a P-position).
 
+    Parameters
+    ----------
+    n : int or array_like of int
+        Counters in the pile, n >= 0.
+    r : int or array_like of int, optional
+        The most that may be taken now, as in `is_p`; None is the opening
+        bound n - 1.
+
     Examples
     --------
     >>> from fibnim import fibonacci_nim

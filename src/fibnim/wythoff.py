@@ -365,6 +365,12 @@ def array_position(
 
     The column is x's lowest Zeckendorf index minus 1.
 
+    Parameters
+    ----------
+    x : int or array_like of int
+        Numbers x >= 1 (0 is in no cell: ValueError). Integer arrays take
+        values up to 2**63 - 1; Python ints, and object arrays of them, any size.
+
     Examples
     --------
     >>> from fibnim import wythoff
