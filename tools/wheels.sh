@@ -8,8 +8,9 @@
 #
 #     tools/wheels.sh SDIST PYTHON...     (e.g. tools/wheels.sh dist/*.tar.gz python3.10 python3.13)
 #
-# WHEELHOUSE=DIR keeps the repaired wheels there; PYTEST_ARGS goes to pytest
-# (tools/check_dist.sh passes -k cython: the wheel's compiled core).
+# WHEELHOUSE=DIR keeps the repaired wheels there; PYTEST_ARGS, when set, goes to
+# pytest in place of the whole suite (tools/check_dist.sh passes the kernels'
+# tests on the wheel's compiled core).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -49,7 +50,7 @@ assert fibnim.backend == "cython" and "site-packages" in fibnim.__file__, fibnim
 print("installed:", fibnim.__version__, fibnim.backend)
 '
         # shellcheck disable=SC2086  # PYTEST_ARGS is split into arguments on purpose
-        "$venv/python" -m pytest "$root/tests" -p no:cacheprovider -q ${PYTEST_ARGS:-}
+        "$venv/python" -m pytest -p no:cacheprovider -q ${PYTEST_ARGS:-"$root/tests"}
     )
     tested+=("$(basename "$wheel")")
     if [ -n "${WHEELHOUSE:-}" ]; then cp "$wheel" "$WHEELHOUSE/"; fi
