@@ -700,7 +700,7 @@ def test_the_commands_refuse_and_leave_nothing_behind(tmp_path):
         (1, ["pack", "floats.npy", "-o", "never.fnc"], "not integers"),
         (1, ["unpack", "damaged.fnc", "-o", "never.npy"], "block 0 (bytes 24 to"),
         (2, ["unpack", "missing.fnc", "-o", "never.npy"], "no such file"),
-        (2, ["unpack", "good.fnc", "-o", "good.fnc"], "is the input file itself"),
+        (2, ["unpack", "good.fnc", "-o", "good.fnc"], "is the input"),
     ]
     for status, arguments, message in cases:
         result = run_fibnim(*arguments, cwd=tmp_path)

@@ -4,7 +4,7 @@ the output directory put in place whole or not at all."""
 
 from __future__ import annotations
 
-import argparse
+import json
 import os
 import secrets
 import shutil
@@ -17,9 +17,11 @@ import numpy as np
 
 from fibnim._classify import GameName, classify
 from fibnim._errors import DataError, UsageError
-from fibnim._output import KINDS, answer_names
+from fibnim._output import MARKER, answer_names
+from fibnim._plan import ClassifyRun
 from fibnim._run import Signals, columns_hint, dask_client, result_of, summary
 from fibnim._source import pile_columns
+from fibnim._version import __version__
 
 
 def _classify_partition(
@@ -45,7 +47,7 @@ def _classify_partition(
         raise DataError(f"{where}: partition {number}: {error}") from None
 
 
-def classify_dataset(arguments: argparse.Namespace, rules: Any) -> int:
+def classify_dataset(run: ClassifyRun) -> int:
     """fibnim classify DIRECTORY -o DIRECTORY: a parquet dataset, partition by
     partition on dask (the scheduler at --dask, or this process's threads),
     written by the workers into a new directory that takes the output's name
@@ -63,44 +65,23 @@ def classify_dataset(arguments: argparse.Namespace, rules: Any) -> int:
     warnings.filterwarnings(
         "ignore", "The inplace keyword in DataFrame.reset_index", DeprecationWarning
     )
-    where, target = arguments.input, arguments.output
-    if target is None or target == "-":
-        raise UsageError("a dataset goes to a directory: -o DIRECTORY")
-    suffix = os.path.splitext(target)[1].lower()
-    if suffix in KINDS and suffix != ".parquet":
-        raise UsageError(
-            f"{target}: a dataset goes to a directory of parquet files, not {suffix}; "
-            "name a directory (no suffix, or .parquet)"
-        )
-    inside = os.path.relpath(os.path.realpath(target), os.path.realpath(where))
-    if inside != "." and not inside.startswith(os.pardir):
-        raise UsageError(
-            f"{target}: is inside the input dataset {where}, whose next read would take "
-            "the answers for rows; write it elsewhere"
-        )
-    if os.path.exists(target):
-        if os.path.samefile(where, target):
-            raise UsageError(
-                f"{target}: is the input dataset itself; fibnim never writes over its input, "
-                "even with --force"
-            )
-        if not arguments.force:
-            raise UsageError(f"{target}: exists; --force overwrites it")
+    where, target = run.input, run.output
+    assert where is not None and target is not None  # ClassifyRun's checks
     try:
         frame = dd.read_parquet(where)
     except Exception as error:  # dask and pyarrow raise many kinds
         raise DataError(f"{where}: not a parquet dataset ({error})") from None
     names = [str(name) for name in frame.columns]
     piles = names
-    if arguments.columns is not None:
-        piles = [names[j] for j in pile_columns(names, arguments.columns, where)]
+    if run.columns is not None:
+        piles = [names[j] for j in pile_columns(names, run.columns, where)]
     else:
         try:
-            rules.check_named(names, where, "--columns ")
+            run.rules.check_named(names, where, "--columns ")
         except ValueError as error:
             raise DataError(str(error)) from None
     try:
-        rules.check_piles(len(piles))
+        run.rules.check_piles(len(piles))
     except ValueError as error:
         hint = columns_hint(names) if piles is names else ""
         raise DataError(f"{where}: {error}{hint}") from None
@@ -120,7 +101,7 @@ def classify_dataset(arguments: argparse.Namespace, rules: Any) -> int:
     for name in answers[1:]:
         meta[name] = pd.Series(dtype="Int64")
     out = frame.map_partitions(
-        _classify_partition, rules.name, arguments.bound, where, piles, meta=meta
+        _classify_partition, run.rules.name, run.bound, where, piles, meta=meta
     )
     parent = os.path.dirname(os.path.abspath(target))
     temporary = os.path.join(parent, f".{os.path.basename(target)}.{secrets.token_hex(8)}")
@@ -129,7 +110,7 @@ def classify_dataset(arguments: argparse.Namespace, rules: Any) -> int:
         out["is_p"].size,
         out["is_p"].sum(),
     ]
-    client = dask_client(arguments.dask) if arguments.dask else None
+    client = dask_client(run.dask) if run.dask else None
     start = time.perf_counter()
     pool = ThreadPoolExecutor(max_workers=1) if client is None else None
     try:
@@ -142,7 +123,8 @@ def classify_dataset(arguments: argparse.Namespace, rules: Any) -> int:
                 assert pool is not None
                 _, rows, p_positions = result_of(pool.submit(compute, *work), signals)
             signals.check()
-            _replace_directory(temporary, target)
+            _mark(temporary, run.rules.name, where)
+            _replace_directory(temporary, os.path.realpath(target))
     except BaseException:
         shutil.rmtree(temporary, ignore_errors=True)
         raise
@@ -150,16 +132,26 @@ def classify_dataset(arguments: argparse.Namespace, rules: Any) -> int:
         if client is not None:
             client.close()
     summary(
-        arguments,
-        game=rules.name,
+        run,
         positions=int(rows),
         p_positions=int(p_positions),
         seconds=time.perf_counter() - start,
         where=f"{out.npartitions} partitions on "
-        + (f"dask at {arguments.dask}" if client is not None else "dask, this process"),
+        + (f"dask at {run.dask}" if client is not None else "dask, this process"),
         piles=piles,
     )
     return 0
+
+
+def _mark(directory: str, game: str, where: str) -> None:
+    """The MARKER of a dataset fibnim wrote: the files it holds."""
+    files = sorted(os.listdir(directory))
+    with open(os.path.join(directory, MARKER), "w", encoding="utf-8") as file:
+        json.dump(
+            {"written_by": f"fibnim {__version__}", "game": game, "input": where, "files": files},
+            file,
+            indent=1,
+        )
 
 
 def _check_dataset_files(where: str, piles: list[str]) -> None:

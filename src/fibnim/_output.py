@@ -13,13 +13,14 @@ from __future__ import annotations
 import contextlib
 import errno
 import io
+import json
 import os
 import re
 import secrets
 import stat
 import sys
 import tempfile
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -30,7 +31,11 @@ KINDS = (".npy", ".csv", ".tsv", ".parquet")
 
 
 def output_is_stream(
-    path: str, force: bool, inputs: tuple[str | None, ...] = (), option: str = ""
+    path: str,
+    force: bool,
+    inputs: tuple[str | None, ...] = (),
+    option: str = "",
+    written: tuple[str | None, ...] = (),
 ) -> bool:
     """The one rule for what an output may be, checked before any work (every
     command that writes, and fibnim.coding.write, come here): True where it is
@@ -39,8 +44,9 @@ def output_is_stream(
     of them), False where a new regular file takes its name at the end
     (AtomicFile; through a link, the file it leads to).
 
-    Refused (UsageError, naming the user's path): an input under any name (the
-    same device and inode: a symbolic or a hard link); a link that leads
+    Refused (UsageError, naming the user's path): an input or another path
+    the run writes (`written`) under any name, inside it or containing it
+    (`refuse_overlap`); a link that leads
     nowhere; a directory, a socket or a block device (--force replaces only
     regular files); a regular file without --force; a directory that is
     missing or not writable."""
@@ -51,12 +57,8 @@ def output_is_stream(
         return True
     if _descriptor(path):
         return True  # written through, in order, as a shell's > writes it
-    for source in inputs:
-        if source not in (None, "-") and _same_file(source, path):
-            raise UsageError(
-                f"{label}: is the input file itself (its name, a link to it or another "
-                "name for it); fibnim never writes over its input, even with --force"
-            )
+    refuse_overlap(label, path, inputs)
+    refuse_overlap(label, path, written, "output")
     try:
         mode = os.stat(path).st_mode
     except FileNotFoundError:
@@ -92,6 +94,60 @@ def output_is_stream(
     return False
 
 
+#: the file fibnim writes into every dataset it writes, naming the files it
+#: wrote there: how --force knows a directory as fibnim's own (pyarrow's and
+#: dask's readers skip names that start with "_" or ".")
+MARKER = "_fibnim.json"
+
+
+def check_directory_output(target: str, where: str, force: bool) -> None:
+    """The rule for a dataset's output, before any work: a directory, never the
+    input, inside it or containing it (`refuse_overlap`), new or, with
+    --force, one that fibnim wrote (its MARKER lists every file in it) or an
+    empty one; UsageError naming what else it holds otherwise."""
+    label = f"-o {target}"
+    if target == "-":
+        raise UsageError("a dataset goes to a directory: -o DIRECTORY")
+    suffix = os.path.splitext(target)[1].lower()
+    if suffix in KINDS and suffix != ".parquet":
+        raise UsageError(
+            f"{target}: a dataset goes to a directory of parquet files, not {suffix}; "
+            "name a directory (no suffix, or .parquet)"
+        )
+    refuse_overlap(label, target, (where,))
+    if not os.path.lexists(target):
+        parent = os.path.dirname(os.path.abspath(target))
+        if not os.path.isdir(parent):
+            raise UsageError(f"{label}: no directory {parent}")
+        return
+    if not os.path.isdir(target):
+        raise UsageError(f"{label}: is not a directory; a dataset goes to a directory")
+    if not force:
+        raise UsageError(f"{label}: exists; --force replaces it if fibnim wrote it")
+    held = sorted(os.listdir(target))
+    if not held:
+        return
+    try:
+        with open(os.path.join(target, MARKER), encoding="utf-8") as file:
+            written = set(json.load(file)["files"])
+    except (OSError, ValueError, KeyError, TypeError):
+        raise UsageError(
+            f"{label}: holds {_listed(held)} and was not written by fibnim (it has no "
+            f"{MARKER}); --force replaces only a directory that fibnim wrote, or an empty "
+            "one: move what it holds, or name another directory"
+        ) from None
+    if others := [name for name in held if name != MARKER and name not in written]:
+        raise UsageError(
+            f"{label}: holds {_listed(others)}, which fibnim did not write there; --force "
+            "replaces only what fibnim wrote: move them, or name another directory"
+        )
+
+
+def _listed(names: list[str]) -> str:
+    shown = ", ".join(names[:3])
+    return shown + (f" and {len(names) - 3:,} more" if len(names) > 3 else "")
+
+
 _DESCRIPTOR = re.compile(r"/(?:proc/(?:self|thread-self|[0-9]+)|dev)/fd/[0-9]+")
 
 
@@ -106,6 +162,45 @@ def _descriptor(path: str) -> bool:
             return False
         here = os.path.normpath(os.path.join(os.path.dirname(here), os.readlink(here)))
     return False
+
+
+def refuse_overlap(
+    label: str, path: str, others: Iterable[str | None], what: str = "input"
+) -> None:
+    """The one rule between a path a run writes and every path it reads (or
+    writes besides): UsageError, before any work and with --force or
+    without, where the written path is one of them under any name (a
+    symbolic or a hard link), lies inside one (a dataset's directory), or
+    contains one (a directory the run would replace). Links are followed to
+    where they lead: a path that does not exist yet is compared by the
+    place it would take."""
+    written = os.path.realpath(path)
+    for other in others:
+        if other in (None, "-") or _descriptor(other):
+            continue
+        read = os.path.realpath(other)
+        if read == written or _same_file(other, path):
+            relation = "is"
+        elif _within(written, read):
+            relation = "is inside"
+        elif _within(read, written):
+            relation = "contains"
+        else:
+            continue
+        itself = " itself (by its name, a link to it or another name for it)"
+        why = (
+            "fibnim never writes over its input, even with --force"
+            if what == "input"
+            else "each path a run writes must be a place of its own"
+        )
+        raise UsageError(
+            f"{label}: {relation} the {what} {other}{itself if relation == 'is' else ''}; {why}"
+        )
+
+
+def _within(path: str, directory: str) -> bool:
+    """Whether path lies inside directory (both resolved, absolute)."""
+    return os.path.commonpath([path, directory]) == directory and path != directory
 
 
 def _same_file(source: str, target: str) -> bool:
@@ -245,7 +340,13 @@ def _umask() -> int:
     return mask
 
 
-def figure_format(path: str, force: bool, option: str) -> str:
+def figure_format(
+    path: str,
+    force: bool,
+    option: str,
+    inputs: tuple[str | None, ...] = (),
+    written: tuple[str | None, ...] = (),
+) -> str:
     """The format a picture at `path` is saved in, from its extension, once it is
     known that matplotlib is there and that `path` may be written (checked
     before a run, so that a long one does not end in a usage error)."""
@@ -261,7 +362,7 @@ def figure_format(path: str, force: bool, option: str) -> str:
         raise UsageError(
             f"{option} {path}: name a picture file, one of " + ", ".join(f".{f}" for f in formats)
         )
-    if path == "-" or output_is_stream(path, force, option=option):
+    if path == "-" or output_is_stream(path, force, inputs, option, written):
         raise UsageError(f"{option} {path}: a picture goes to a file")
     return kind
 

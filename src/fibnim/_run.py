@@ -5,7 +5,6 @@ that none is lost, and a summary at the end."""
 
 from __future__ import annotations
 
-import argparse
 import concurrent.futures
 import contextlib
 import json
@@ -34,12 +33,8 @@ from fibnim._delimited import TextSource
 from fibnim._errors import DataError, UsageError
 from fibnim._files import Sink, open_source
 from fibnim._npy import NpySource
-from fibnim._output import (
-    figure_format,
-    kind_of,
-    output_is_stream,
-    save_figure,
-)
+from fibnim._output import kind_of, save_figure
+from fibnim._plan import ClassifyRun
 from fibnim._source import Kept, PileNames, Source, checked, pile_columns
 
 CHUNK = 1 << 17  # positions per task at most, by default: a few MB
@@ -445,48 +440,41 @@ def progress(total: int | None, quiet: bool) -> Any:
     return tqdm(total=total, unit=" positions", unit_scale=True, file=sys.stderr, smoothing=0.1)
 
 
-def classify_file(arguments: argparse.Namespace, rules: Any) -> int:
-    """A run over a file, or --random, chunk by chunk on threads (or dask)."""
-    if arguments.output:  # the output's rule first: before the format, before any work
-        output_is_stream(arguments.output, arguments.force, (arguments.input,))
-    plot_kind = (
-        figure_format(arguments.summary_plot, arguments.force, "--summary-plot")
-        if arguments.summary_plot
-        else None
-    )
-    hold_arrow(arguments.threads, arguments.input, arguments.output)
-    if arguments.random is not None:
+def classify_file(run: ClassifyRun) -> int:
+    """A run over a file, or --random, chunk by chunk on threads (or dask);
+    its paths were checked when it was described (`ClassifyRun`)."""
+    hold_arrow(run.threads, run.input, run.output)
+    if run.random is not None:
         source: Source = _Random(
-            arguments.random, rules.name, arguments.piles or rules.piles or 2, arguments.seed
+            run.random, run.rules.name, run.piles or run.rules.piles or 2, run.seed
         )
     else:
-        source = open_source(
-            arguments.input, arguments.header, arguments.delimiter, arguments.columns
-        )
+        assert run.input is not None
+        source = open_source(run.input, run.header, run.delimiter, run.columns)
     try:
-        if not arguments.dask:  # a cluster's workers have memory of their own
-            width, threads = len(source.columns), arguments.threads
-            chunk = arguments.chunk or default_chunk(threads, width)
+        if not run.dask:  # a cluster's workers have memory of their own
+            width, threads = len(source.columns), run.threads
+            chunk = run.chunk or default_chunk(threads, width)
             check_room(chunk, width, threads, source.name)
-        sink = _sink(arguments, rules, source)
+        sink = _sink(run, source)
     except BaseException:
         source.close()
         raise
-    client = dask_client(arguments.dask) if arguments.dask else None
-    threads = arguments.threads if client is None else _dask_workers(client)
-    chunk = arguments.chunk = arguments.chunk or default_chunk(threads, len(source.columns))
+    client = dask_client(run.dask) if run.dask else None
+    threads = run.threads if client is None else _dask_workers(client)
+    chunk = run.chunk = run.chunk or default_chunk(threads, len(source.columns))
     piles = source.piles
-    bar = progress(source.rows, arguments.quiet)
+    bar = progress(source.rows, run.quiet)
     start, positions_done, p_positions = time.perf_counter(), 0, 0
     chunks: list[tuple[int, int, float]] = []  # rows, P-positions, seconds
-    pool = ThreadPoolExecutor(max_workers=arguments.threads) if client is None else None
+    pool = ThreadPoolExecutor(max_workers=run.threads) if client is None else None
     try:
         with Signals(pool) as signals:
             # before each read that may wait: a signal raised in a finalizer is
             # lost, and one given to a worker thread interrupts no read
             source.watch(signals.wait_for)
             submit = signals.submit_watched(pool) if pool is not None else _dask_submit(client)
-            tasks = _tasks(source, rules.name, arguments.bound, chunk, client is not None, sink)
+            tasks = _tasks(source, run.rules.name, run.bound, chunk, client is not None, sink)
             for done in _in_order(submit, tasks, threads + 1, signals):
                 signals.check()
                 if sink is not None:
@@ -499,7 +487,7 @@ def classify_file(arguments: argparse.Namespace, rules: Any) -> int:
             if sink is not None:
                 sink.commit(signals.check)
             if signals.number is not None:  # it came during the commit itself
-                raise _stop.Signalled(signals.number, f", after {arguments.output} was written")
+                raise _stop.Signalled(signals.number, f", after {run.output} was written")
     except BaseException:
         if sink is not None:
             sink.abort()
@@ -512,64 +500,67 @@ def classify_file(arguments: argparse.Namespace, rules: Any) -> int:
             client.close()
     seconds = time.perf_counter() - start
     summary(
-        arguments,
-        game=rules.name,
+        run,
         positions=positions_done,
         p_positions=p_positions,
         seconds=seconds,
-        where=f"dask at {arguments.dask}, {threads} workers" if client else f"{threads} threads",
+        where=f"dask at {run.dask}, {threads} workers" if client else f"{threads} threads",
         piles=piles,
     )
-    if plot_kind is not None:
-        _summary_plot(arguments, rules.name, chunks, plot_kind, seconds)
+    if run.plot_kind is not None:
+        _summary_plot(run, chunks, run.plot_kind, seconds)
     return 0
 
 
-def _sink(arguments: argparse.Namespace, rules: Any, source: Source) -> Sink | None:
+def _sink(run: ClassifyRun, source: Source) -> Sink | None:
     """The output of a run over source, once the source is known to fit the game."""
     if source.named and source.pick is None and not isinstance(source, _Random):
         try:
-            rules.check_named(source.columns, source.name, "--columns ")
+            run.rules.check_named(source.columns, source.name, "--columns ")
         except ValueError as error:
             raise DataError(str(error)) from None
     try:
-        rules.check_piles(len(source.piles))
+        run.rules.check_piles(len(source.piles))
     except ValueError as error:
         hint = ""
         if not isinstance(source, _Random):
             hint = columns_hint(source.columns if source.named else None)
         raise DataError(f"{source.name}: {error}{hint}") from None
-    if not arguments.output:
+    if not run.output:
         return None
     text = source.delimiter if isinstance(source, TextSource) else None
     sink = Sink(
-        arguments.output,
+        run.output,
         source.columns,
         source.rows,
-        arguments.force,
-        arguments.delimiter,
+        run.force,
+        run.delimiter,
         source.pick,
-        inputs=(arguments.input,),
+        inputs=(run.input,),
         text_delimiter=text,
-        types=_column_types(arguments, source),
+        types=_column_types(run, source),
     )
     if isinstance(source, TextSource):
         source.records = sink.records
     return sink
 
 
-def _column_types(arguments: argparse.Namespace, source: Source) -> dict[int, Any]:
+def _column_types(run: ClassifyRun, source: Source) -> dict[int, Any]:
     """--types NAME=TYPE,...: {column: pyarrow type} of a text input's
     passed-through columns, for a parquet output; UsageError for a name that
     is no such column, a type pyarrow does not name, or another input or output."""
-    if arguments.types is None:
+    if run.types is None:
         return {}
-    if not isinstance(source, TextSource) or kind_of(arguments.output) != ".parquet":
+    if (
+        not isinstance(source, TextSource)
+        or run.output is None
+        or kind_of(run.output) != ".parquet"
+    ):
         raise UsageError("--types goes with a CSV or TSV input and a .parquet output")
     import pyarrow as pa
 
     chosen: dict[int, Any] = {}
-    for item in arguments.types.split(","):
+    for item in run.types.split(","):
         name, equals, kind = (part.strip() for part in item.partition("="))
         if not equals or not name or not kind:
             raise UsageError(f"--types: {item.strip()!r} is not NAME=TYPE")
@@ -584,8 +575,7 @@ def _column_types(arguments: argparse.Namespace, source: Source) -> dict[int, An
 
 
 def _summary_plot(
-    arguments: argparse.Namespace,
-    game: GameName,
+    run: ClassifyRun,
     chunks: list[tuple[int, int, float]],
     kind: str,
     seconds: float,
@@ -603,12 +593,14 @@ def _summary_plot(
         rows,
         [chunk[1] for chunk in chunks],
         [chunk[2] for chunk in chunks],
-        title=f"fibnim classify --game {game}: {sum(rows)} positions, {len(rows)} chunks\n"
+        title=f"fibnim classify --game {run.rules.name}: {sum(rows)} positions, "
+        f"{len(rows)} chunks\n"
         f"backend {fibnim.backend}, implementation {_backend.implementation()}; the whole "
         f"run, files included: {sum(rows) / max(seconds, 1e-9):.3g} positions/s",
         axes=figure.subplots(2, 1, sharex=True),
     )
-    save_figure(figure, arguments.summary_plot, kind, arguments.force)
+    assert run.summary_plot is not None
+    save_figure(figure, run.summary_plot, kind, run.force)
 
 
 def columns_hint(columns: Sequence[str] | None) -> str:
@@ -625,9 +617,8 @@ def _count(n: int, thing: str) -> str:
 
 
 def summary(
-    arguments: argparse.Namespace,
+    run: ClassifyRun,
     *,
-    game: GameName,
     positions: int,
     p_positions: int,
     seconds: float,
@@ -637,10 +628,10 @@ def summary(
     """What a run did: a line on stderr (stdout is the data's with -o -), or with
     --json one JSON object on stdout (on stderr with -o -); nothing with --quiet.
     Both name the columns read as piles."""
-    if arguments.quiet:
+    if run.quiet:
         return
     summary = {
-        "game": game,
+        "game": run.rules.name,
         "piles": list(piles),
         "positions": positions,
         "p_positions": p_positions,
@@ -649,27 +640,27 @@ def summary(
         "backend": fibnim.backend,
         "implementation": _backend.implementation(),
         "where": where,
-        "output": arguments.output,
+        "output": run.output,
         "peak_mb": _peak_mb(),
     }
-    stream = sys.stderr if arguments.output == "-" else sys.stdout
-    if arguments.json:
+    stream = sys.stderr if run.output == "-" else sys.stdout
+    if run.json:
         print(json.dumps(summary), file=stream)
         return
     rate = positions / seconds if seconds > 0 else float("inf")
     share = f" ({100 * p_positions / positions:.3g}%)" if positions else ""
-    if arguments.random is not None:
+    if run.random is not None:
         read = _count(positions, "random position")
     else:
         named = ", ".join(piles[:8]) + (f", ... {len(piles):,} in all" if len(piles) > 8 else "")
         read = f"{_count(positions, 'position')} (piles {named})"
     print(
-        f"{game}: {read}: "
+        f"{run.rules.name}: {read}: "
         f"{_count(p_positions, 'P-position')}{share}, where the player to move loses, and "
         f"{_count(positions - p_positions, 'N-position')}, with a winning move; "
         f"in {seconds:.3g} s "
         f"({rate:.4g} positions/s; backend {summary['backend']}, {summary['implementation']}, "
-        f"{where})" + (f"; written to {arguments.output}" if arguments.output else ""),
+        f"{where})" + (f"; written to {run.output}" if run.output else ""),
         file=sys.stderr,
     )
 

@@ -23,12 +23,13 @@ from typing import Any
 import fibnim
 from fibnim import _backend, _dataset, _pack, _run, _stop, wythoff
 from fibnim._checks import TERMS_BITS_LIMIT
-from fibnim._classify import GAMES, game_named
+from fibnim._classify import GAMES
 from fibnim._errors import DataError, UsageError
 from fibnim._output import (
     figure_format,
     save_figure,
 )
+from fibnim._plan import ClassifyRun
 
 
 def _integer(text: str) -> int:
@@ -258,27 +259,11 @@ def _classify_parser(commands: Any) -> None:
 
 
 def _classify(arguments: argparse.Namespace) -> int:
-    """fibnim classify: its options checked, then a run over a dataset or over
-    a file (or --random)."""
-    rules = game_named(arguments.game)
-    if arguments.bound is not None and not rules.bounded:
-        raise UsageError(f"--bound: {rules.name} has no bound on the next take")
-    if (arguments.input is None) == (arguments.random is None):
-        raise UsageError("give INPUT or --random N (one of them)")
-    if arguments.piles is not None and arguments.random is None:
-        raise UsageError("--piles goes with --random")
-    if arguments.columns is not None and arguments.random is not None:
-        raise UsageError("--columns goes with INPUT, not --random")
-    if arguments.input is not None and arguments.output is None:
-        raise UsageError("-o OUTPUT is needed with INPUT")
-    if arguments.input is not None and os.path.isdir(arguments.input):
-        if arguments.summary_plot:
-            raise UsageError("--summary-plot goes with files and --random, not a dataset")
-        return _dataset.classify_dataset(arguments, rules)
-    return _run.classify_file(arguments, rules)
-
-
-# --- parquet datasets on dask ----------------------------------------------------------
+    """fibnim classify: the run described and checked once (`ClassifyRun`),
+    then run over a dataset or over a file (or --random)."""
+    run = ClassifyRun.described(arguments)
+    arguments.run = run  # its chunk, for the advice of an out-of-memory error
+    return _dataset.classify_dataset(run) if run.dataset else _run.classify_file(run)
 
 
 # --- pack and unpack: Fibonacci-coded files ---------------------------------------------
@@ -402,7 +387,7 @@ def _main(argv: Sequence[str] | None) -> int:
             return 128 + signalled.number
         if not _stop.out_of_memory(error):
             raise
-        chunk = getattr(arguments, "chunk", None)
+        chunk = getattr(getattr(arguments, "run", arguments), "chunk", None)
         if chunk:
             advice = f"a smaller --chunk (this run's was {chunk}) or fewer --threads need less"
         else:
