@@ -602,3 +602,57 @@ def test_a_damaged_parquet_is_one_line_naming_the_file(tmp_path, files):
         assert err.startswith("fibnim: bad.parquet: ") and len(err.strip().splitlines()) == 1, err
         assert not (tmp_path / "out.npy").exists()
     assert damaged
+
+
+def _flips(data: bytes, rng: np.random.Generator, count: int) -> list[bytes]:
+    """count copies of a parquet file's bytes, each with four bytes flipped
+    between its magic number and its footer (in its pages)."""
+    end = len(data) - 8 - int.from_bytes(data[-8:-4], "little")
+    copies = []
+    for _ in range(count):
+        copy = bytearray(data)
+        for at in rng.integers(4, end, 4):
+            copy[at] ^= 0xFF
+        copies.append(bytes(copy))
+    return copies
+
+
+def test_a_page_whose_checksum_fails_is_named_never_read(tmp_path, files):
+    # four flipped bytes gave exit 0 with a wrong answer: pages carry no check
+    # unless written with one, and fibnim read them without looking
+    rng = np.random.default_rng(10)
+    piles = positions(1000)
+    pq.write_table(
+        pa.table({"x": piles[:, 0], "y": piles[:, 1]}), tmp_path / "in.parquet",
+        write_page_checksum=True,
+    )  # fmt: skip
+    expected = classify(piles, "wythoff")
+    for damaged in _flips((tmp_path / "in.parquet").read_bytes(), rng, 60):
+        (tmp_path / "bad.parquet").write_bytes(damaged)
+        (tmp_path / "out.npy").unlink(missing_ok=True)
+        status, err = files("bad.parquet", "-o", "out.npy", "--game", "wythoff")
+        if status == 0:  # the flips missed the values (a page header's statistics, say)
+            assert np.array_equal(np.load(tmp_path / "out.npy"), expected)
+        else:
+            assert status == 1 and err.startswith("fibnim: bad.parquet: "), err
+            assert not (tmp_path / "out.npy").exists()
+
+
+def test_parquet_that_fibnim_writes_carries_page_checksums(tmp_path, files):
+    rng = np.random.default_rng(11)
+    np.save(tmp_path / "in.npy", positions(1000))
+    status, err = files("in.npy", "-o", "out.parquet", "--game", "wythoff")
+    assert status == 0, err
+    written = (tmp_path / "out.parquet").read_bytes()
+    whole = pq.read_table(tmp_path / "out.parquet")
+    caught = 0
+    for damaged in _flips(written, rng, 60):
+        (tmp_path / "bad.parquet").write_bytes(damaged)
+        try:
+            read = pq.ParquetFile(tmp_path / "bad.parquet", page_checksum_verification=True)
+            table = read.read()
+        except (OSError, pa.ArrowException):
+            caught += 1
+            continue
+        assert table.equals(whole)  # what a verifying reader takes is never a wrong value
+    assert caught

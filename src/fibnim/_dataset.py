@@ -1,6 +1,21 @@
-"""A `fibnim classify` run over a dataset (a directory of parquet files): each
-file a partition, classified by dask workers that read and write their own,
-the output directory put in place whole or not at all."""
+"""A `fibnim classify` run over a dataset (a directory of parquet files).
+
+The files are found as pyarrow's datasets find them (every file below the
+directory, in the order of their paths, but those whose name or folder
+starts with "." or "_"), and their schemas read and unified first, before
+any row (`unified_schema`): a column missing from a file is null there, and
+a column whose types differ between files takes the type that holds every
+one of them without loss (int32 and int64 as int64, uint32 and int64 as
+int64, float32 and float64 as float64, string and large_string as
+large_string); where none does, the run is refused naming the file and the
+column. The piles must be integers in every file.
+
+Each file is then a task, on this process's threads or on the dask
+scheduler at --dask, that reads it a chunk at a time, conformed to that one
+schema, classifies it and writes its answers to the file of the same name
+in a new directory; the directory takes the output's name only when every
+file is written, with MARKER listing what fibnim wrote there.
+"""
 
 from __future__ import annotations
 
@@ -9,119 +24,235 @@ import os
 import secrets
 import shutil
 import time
-import warnings
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
-from fibnim._classify import GameName, classify
+from fibnim._arrow import hold_arrow, load_parquet
+from fibnim._classify import GameName
 from fibnim._errors import DataError, UsageError
+from fibnim._files import Sink
 from fibnim._output import MARKER, answer_names
+from fibnim._parquet import ParquetSource
 from fibnim._plan import ClassifyRun
-from fibnim._run import Signals, columns_hint, dask_client, result_of, summary
+from fibnim._run import (
+    Signals,
+    _dask_submit,
+    _in_order,
+    _solve,
+    columns_hint,
+    dask_client,
+    default_chunk,
+    progress,
+    summary,
+)
 from fibnim._source import pile_columns
 from fibnim._version import __version__
 
 
-def _classify_partition(
-    frame: Any,
-    game: GameName,
-    bound: int | None,
-    where: str,
-    piles: list[str],
-    partition_info: Any = None,
-) -> Any:
-    """One partition of a dataset: its columns, is_p, and the moves as
-    nullable integers. Runs on the workers."""
-    number = (partition_info or {}).get("number", "?")
-    missing = frame[piles].isna().to_numpy()
-    if missing.any():
-        row, column = np.argwhere(missing)[0]
-        raise DataError(
-            f"{where}: partition {number}, row {row}, column {piles[column]!r}: no value (null)"
-        )
-    try:  # exact, whatever the types
-        return classify(frame, game, bound, columns=piles)
-    except (ValueError, OverflowError) as error:
-        raise DataError(f"{where}: partition {number}: {error}") from None
+def dataset_files(where: str) -> list[str]:
+    """The files of the dataset at where, in the order of their paths: every
+    file below it but those whose name, or a folder's on the way, starts with
+    "." or "_" (pyarrow's datasets skip them: hidden files, _metadata, MARKER)."""
+    found = []
+    for folder, folders, files in os.walk(where):
+        folders[:] = [name for name in folders if not name.startswith((".", "_"))]
+        found += [os.path.join(folder, name) for name in files if not name.startswith((".", "_"))]
+    return sorted(found, key=lambda path: os.path.relpath(path, where).split(os.sep))
+
+
+def unified_schema(footers: dict[str, Any]) -> Any:
+    """The one schema of the files (`footers`: each file's metadata): their
+    columns in the order they first appear, each of the type that holds every
+    file's without loss (see the module's docstring); DataError naming the
+    file and the column where no type does."""
+    pa, _ = load_parquet()
+    fields: dict[str, tuple[Any, str]] = {}  # name: (type, the file that set it)
+    for path, footer in footers.items():
+        for field in footer.schema.to_arrow_schema():
+            if field.name not in fields:
+                fields[field.name] = (field.type, path)
+                continue
+            kind, first = fields[field.name]
+            common = _lossless(kind, field.type)
+            if common is None:
+                raise DataError(
+                    f"{path}: column {field.name!r} holds {field.type}, where {first} holds "
+                    f"{kind}; no type holds both without loss: convert one of them"
+                )
+            fields[field.name] = (common, first if common == kind else path)
+    return pa.schema([(name, kind) for name, (kind, _) in fields.items()])
+
+
+def _footer(path: str) -> Any:
+    """A file's parquet metadata (its schema and rows); DataError naming a file
+    that is not parquet."""
+    _, pq = load_parquet()
+    if os.path.getsize(path) == 0:
+        raise DataError(f"{path}: is empty (0 bytes), not a parquet file")
+    try:
+        return pq.read_metadata(path)
+    except Exception as error:  # pyarrow's errors have no common base worth naming
+        raise DataError(f"{path}: not a parquet file ({' '.join(str(error).split())})") from None
+
+
+def _lossless(one: Any, other: Any) -> Any:
+    """The type that holds every value of both types exactly, or None."""
+    import pyarrow as pa
+
+    if one == other or pa.types.is_null(other):
+        return one
+    if pa.types.is_null(one):
+        return other
+    if pa.types.is_integer(one) and pa.types.is_integer(other):
+        signed = [t for t in (one, other) if pa.types.is_signed_integer(t)]
+        unsigned = [t for t in (one, other) if not pa.types.is_signed_integer(t)]
+        if not signed:
+            return max(one, other, key=lambda t: t.bit_width)
+        bits = max([t.bit_width for t in signed] + [2 * t.bit_width for t in unsigned])
+        return None if bits > 64 else pa.int64() if bits > 32 else getattr(pa, f"int{bits}")()
+    if pa.types.is_floating(one) and pa.types.is_floating(other):
+        return max(one, other, key=lambda t: t.bit_width)
+    for small, large in ((pa.string(), pa.large_string()), (pa.binary(), pa.large_binary())):
+        if {one, other} <= {small, large}:
+            return large
+    return None
+
+
+class _DatasetFile(ParquetSource):
+    """One file of a dataset, read a batch at a time as the dataset's one
+    schema has it (a column it lacks as nulls, a narrower type widened)."""
+
+    def __init__(self, path: str, schema: Any, pick: list[int]) -> None:
+        super().__init__(path)
+        self.schema = schema
+        self.columns = list(schema.names)
+        self.width = len(self.columns)
+        self.pick = pick
+
+    def _batches(self, size: int) -> Any:
+        import pyarrow as pa
+
+        for batch in super()._batches(size):
+            yield pa.RecordBatch.from_arrays(
+                [
+                    batch.column(field.name).cast(field.type)
+                    if field.name in batch.schema.names
+                    else pa.nulls(batch.num_rows, field.type)
+                    for field in self.schema
+                ],
+                schema=self.schema,
+            )
+
+
+@dataclass(frozen=True)
+class _Part:
+    """A file of the dataset and where its answers go; a task's whole brief,
+    sent to a dask worker as it is."""
+
+    name: str  # the file as the user's paths name it, for messages
+    path: str  # absolute: a worker's own directory is another
+    target: str
+    schema: Any
+    pick: list[int]
+    game: GameName
+    bound: int | None
+    chunk: int
+
+
+def _classify_file(part: _Part) -> tuple[int, int]:
+    """One file of a dataset classified into its target: (rows, P-positions).
+    A bad value is a DataError naming the file, its row and column."""
+    source = _DatasetFile(part.path, part.schema, part.pick)
+    source.name = part.name
+    try:
+        os.makedirs(os.path.dirname(part.target), exist_ok=True)
+        sink = Sink(part.target, source.columns, source.rows, False, pick=part.pick)
+        rows = p_positions = 0
+        try:
+            for first, positions, kept in source.chunks(part.chunk):
+                done = _solve(
+                    positions, part.game, part.bound, None, part.name, first, kept, part.pick
+                )
+                sink.write(positions, done.result, done.rows, done.kept)
+                rows += done.rows
+                p_positions += done.p_positions
+            sink.commit()
+        except BaseException:
+            sink.abort()
+            raise
+    finally:
+        source.close()
+    return rows, p_positions
 
 
 def classify_dataset(run: ClassifyRun) -> int:
-    """fibnim classify DIRECTORY -o DIRECTORY: a parquet dataset, partition by
-    partition on dask (the scheduler at --dask, or this process's threads),
-    written by the workers into a new directory that takes the output's name
-    only when every partition is written."""
-    try:
-        import dask.dataframe as dd
-        import pandas as pd
-        from dask.base import compute
-    except ImportError:
-        raise UsageError(
-            "a parquet dataset (a directory) needs dask: pip install 'fibnim[dask]'"
-        ) from None
-    # dask's parquet reader calls reset_index(inplace=True), which pandas 3.1
-    # deprecates: nothing a user of fibnim can act on
-    warnings.filterwarnings(
-        "ignore", "The inplace keyword in DataFrame.reset_index", DeprecationWarning
-    )
+    """fibnim classify DIRECTORY -o DIRECTORY: a parquet dataset, file by file
+    on this process's threads or the dask scheduler at --dask, written into a
+    new directory that takes the output's name only when every file is
+    written."""
     where, target = run.input, run.output
     assert where is not None and target is not None  # ClassifyRun's checks
-    try:
-        frame = dd.read_parquet(where)
-    except Exception as error:  # dask and pyarrow raise many kinds
-        raise DataError(f"{where}: not a parquet dataset ({error})") from None
-    names = [str(name) for name in frame.columns]
-    piles = names
+    hold_arrow(run.threads, os.path.join(where, "*.parquet"))
+    files = dataset_files(where)
+    if not files:
+        raise DataError(f"{where}: holds no file (a dataset is a directory of parquet files)")
+    footers = {path: _footer(path) for path in files}
+    schema = unified_schema(footers)
+    names = list(schema.names)
     if run.columns is not None:
-        piles = [names[j] for j in pile_columns(names, run.columns, where)]
+        pick = pile_columns(names, run.columns, where)
     else:
+        pick = list(range(len(names)))
         try:
             run.rules.check_named(names, where, "--columns ")
         except ValueError as error:
             raise DataError(str(error)) from None
+    piles = [names[j] for j in pick]
     try:
         run.rules.check_piles(len(piles))
     except ValueError as error:
-        hint = columns_hint(names) if piles is names else ""
+        hint = columns_hint(names) if run.columns is None else ""
         raise DataError(f"{where}: {error}{hint}") from None
-    for name in piles:
-        dtype = frame.dtypes[name]
-        if np.dtype(getattr(dtype, "numpy_dtype", dtype)).kind not in "iu":
-            raise DataError(f"{where}: column {name!r} holds {dtype}, not integers")
-    _check_dataset_files(where, piles)
-    answers = list(answer_names(len(piles)))
-    if taken := set(names) & set(answers):
+    _check_piles(footers, piles)
+    if taken := set(names) & set(answer_names(len(piles))):
         raise UsageError(
             f"{where}: has a column named {sorted(taken)[0]!r}, as one of the answers' "
             "columns is; rename it"
         )
-    meta = frame._meta.copy()
-    meta["is_p"] = pd.Series(dtype=bool)
-    for name in answers[1:]:
-        meta[name] = pd.Series(dtype="Int64")
-    out = frame.map_partitions(
-        _classify_partition, run.rules.name, run.bound, where, piles, meta=meta
-    )
+    client = dask_client(run.dask) if run.dask else None
+    threads = run.threads if client is None else 1
+    chunk = run.chunk = run.chunk or default_chunk(threads, len(names))
     parent = os.path.dirname(os.path.abspath(target))
     temporary = os.path.join(parent, f".{os.path.basename(target)}.{secrets.token_hex(8)}")
-    work = [
-        out.to_parquet(temporary, write_index=False, compute=False),
-        out["is_p"].size,
-        out["is_p"].sum(),
+    # (parent is absolute: so are the targets)
+    parts = [
+        _Part(
+            path,
+            os.path.abspath(path),
+            os.path.join(temporary, os.path.relpath(path, where)),
+            schema,
+            pick,
+            run.rules.name,
+            run.bound,
+            chunk,
+        )
+        for path in files
     ]
-    client = dask_client(run.dask) if run.dask else None
-    start = time.perf_counter()
-    pool = ThreadPoolExecutor(max_workers=1) if client is None else None
+    bar = progress(sum(footer.num_rows for footer in footers.values()), run.quiet)
+    start, rows, p_positions = time.perf_counter(), 0, 0
+    pool = ThreadPoolExecutor(max_workers=run.threads) if client is None else None
     try:
+        os.mkdir(temporary)
         with Signals(pool) as signals:
-            if client is not None:
-                # one graph: each partition classified once
-                futures = client.compute(work)
-                _, rows, p_positions = [result_of(future, signals) for future in futures]
-            else:
-                assert pool is not None
-                _, rows, p_positions = result_of(pool.submit(compute, *work), signals)
+            submit = signals.submit_watched(pool) if pool is not None else _dask_submit(client)
+            window = run.threads + 1 if client is None else len(parts)
+            tasks = iter([(_classify_file, (part,)) for part in parts])
+            for done_rows, done_p in _in_order(submit, tasks, window, signals):
+                rows += done_rows
+                p_positions += done_p
+                if bar is not None:
+                    bar.update(done_rows)
             signals.check()
             _mark(temporary, run.rules.name, where)
             _replace_directory(temporary, os.path.realpath(target))
@@ -129,41 +260,29 @@ def classify_dataset(run: ClassifyRun) -> int:
         shutil.rmtree(temporary, ignore_errors=True)
         raise
     finally:
+        if bar is not None:
+            bar.close()
         if client is not None:
             client.close()
     summary(
         run,
-        positions=int(rows),
-        p_positions=int(p_positions),
+        positions=rows,
+        p_positions=p_positions,
         seconds=time.perf_counter() - start,
-        where=f"{out.npartitions} partitions on "
-        + (f"dask at {run.dask}" if client is not None else "dask, this process"),
+        where=f"{len(files)} files on "
+        + (f"dask at {run.dask}" if client is not None else f"{run.threads} threads"),
         piles=piles,
     )
     return 0
 
 
-def _mark(directory: str, game: str, where: str) -> None:
-    """The MARKER of a dataset fibnim wrote: the files it holds."""
-    files = sorted(os.listdir(directory))
-    with open(os.path.join(directory, MARKER), "w", encoding="utf-8") as file:
-        json.dump(
-            {"written_by": f"fibnim {__version__}", "game": game, "input": where, "files": files},
-            file,
-            indent=1,
-        )
-
-
-def _check_dataset_files(where: str, piles: list[str]) -> None:
-    """Every file of a dataset holds the piles as integers: dask reads the types
-    of one file, and another's text or floats would end a run halfway (each
-    file's schema is read, not its rows)."""
+def _check_piles(footers: dict[str, Any], piles: list[str]) -> None:
+    """Every file holds the piles, as integers: a file without one, or with
+    text or floats there, is named before any work."""
     import pyarrow as pa
-    import pyarrow.dataset as ds
-    import pyarrow.parquet as pq
 
-    for path in sorted(ds.dataset(where, format="parquet").files):
-        schema = pq.read_schema(path)
+    for path, footer in footers.items():
+        schema = footer.schema.to_arrow_schema()
         for name in piles:
             index = schema.get_field_index(name)
             if index < 0:
@@ -171,6 +290,21 @@ def _check_dataset_files(where: str, piles: list[str]) -> None:
             kind = schema.field(index).type
             if not pa.types.is_integer(kind):
                 raise DataError(f"{path}: column {name!r} holds {kind}, not integers")
+
+
+def _mark(directory: str, game: str, where: str) -> None:
+    """The MARKER of a dataset fibnim wrote: the files it holds."""
+    files = sorted(
+        os.path.relpath(os.path.join(folder, name), directory)
+        for folder, _, names in os.walk(directory)
+        for name in names
+    )
+    with open(os.path.join(directory, MARKER), "w", encoding="utf-8") as file:
+        json.dump(
+            {"written_by": f"fibnim {__version__}", "game": game, "input": where, "files": files},
+            file,
+            indent=1,
+        )
 
 
 def _replace_directory(new: str, target: str) -> None:

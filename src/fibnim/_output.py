@@ -124,7 +124,11 @@ def check_directory_output(target: str, where: str, force: bool) -> None:
         raise UsageError(f"{label}: is not a directory; a dataset goes to a directory")
     if not force:
         raise UsageError(f"{label}: exists; --force replaces it if fibnim wrote it")
-    held = sorted(os.listdir(target))
+    held = sorted(
+        os.path.relpath(os.path.join(folder, name), target)
+        for folder, _, names in os.walk(target)
+        for name in names
+    )
     if not held:
         return
     try:

@@ -26,7 +26,11 @@ class ParquetSource(Source):
         self.name = path
         try:
             # not pre-buffered: whole column chunks read ahead held 120 MB
-            self.file = pq.ParquetFile(path, pre_buffer=False, buffer_size=1 << 20)
+            # a page whose checksum fails is an error; a file written without
+            # checksums (pyarrow's default) is read as it is
+            self.file = pq.ParquetFile(
+                path, pre_buffer=False, buffer_size=1 << 20, page_checksum_verification=True
+            )
         except FileNotFoundError:
             raise UsageError(f"{path}: no such file") from None
         except Exception as error:  # pyarrow's errors have no common base worth naming
@@ -204,7 +208,10 @@ class ParquetWriter:
             # no dictionary: on the integer columns it grew to its page limit
             # and was dropped, costing 40 MB of peak memory and a third of the
             # time on 10**7 rows
-            self.writer = pq.ParquetWriter(self.output.stream, table.schema, use_dictionary=False)
+            # and a CRC-32 of every page, which readers that verify them check
+            self.writer = pq.ParquetWriter(
+                self.output.stream, table.schema, use_dictionary=False, write_page_checksum=True
+            )
         # row groups of ROW_GROUP rows whatever the chunks: small ones made
         # writing and reading the file slower
         self.pending.append(table)
