@@ -14,6 +14,7 @@ import decimal
 import fractions
 import io
 import os
+import shutil
 import stat
 import struct
 import subprocess
@@ -569,6 +570,36 @@ def test_a_memory_limit_ends_a_command_in_one_line_and_parquet_is_refused_below_
     assert done.returncode == 2, done.stderr
     assert f"pyarrow needs {_arrow.ARROW_FLOOR_MB} MB or more" in done.stderr
     assert not (tmp_path / "o.parquet").exists()
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="ulimit -v as Linux counts it")
+def test_a_dataset_under_a_memory_limit_is_refused_below_the_floor_or_runs(tmp_path):
+    # it spun for ever in OpenBLAS's thread start (scipy, through dask.array),
+    # deaf to SIGTERM, or aborted leaving its temporary directory behind
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    from fibnim import _arrow
+
+    (tmp_path / "ds").mkdir()
+    rows = np.random.default_rng(5).integers(0, 10**6, size=(3, 50_000))
+    for i, x in enumerate(rows):
+        pq.write_table(pa.table({"x": x, "y": x[::-1]}), tmp_path / "ds" / f"{i}.parquet")
+    for megabytes in tier((350, 400, 500, 600, 800), (400, 600)):
+        shutil.rmtree(tmp_path / "out", ignore_errors=True)
+        done = subprocess.run(
+            [sys.executable, "-m", "fibnim", "classify", "ds", "-o", "out", "--game",
+             "wythoff", "-q"],
+            capture_output=True, text=True, cwd=tmp_path, env=subprocess_env(),
+            preexec_fn=limited(megabytes), timeout=120,
+        )  # fmt: skip
+        assert done.returncode in (0, 1, 2), (megabytes, done.stderr)
+        assert "Traceback" not in done.stderr and done.stderr.count("\n") <= 1, done.stderr
+        if megabytes < _arrow.ARROW_FLOOR_MB:
+            assert done.returncode == 2
+            assert "ds: parquet under an address-space limit of" in done.stderr
+            assert "raise the limit" in done.stderr and "CSV" not in done.stderr
+        left = sorted(p.name for p in tmp_path.iterdir())
+        assert left == (["ds", "out"] if done.returncode == 0 else ["ds"]), left
 
 
 @pytest.mark.parametrize("where", ["result", "report"])

@@ -71,19 +71,20 @@ def hold_arrow(threads: int, *paths: str | None) -> None:
     default allocator, mimalloc, reserves 1 GiB of address space at its first
     allocation: up to the limit, which then left no room to start a worker
     thread for a 3-row CSV, where an .npy of 10**7 rows ran."""
-    if all(path is None or kind_of(path) == ".npy" for path in paths):
+    dataset = [path for path in paths if path and os.path.isdir(path)]
+    if not dataset and all(path is None or kind_of(path) == ".npy" for path in paths):
         return
     limit = _stop.address_space_limit()
     # looked for, not loaded: loading it starts its allocator's thread, which
     # under a low limit failed, printed, and ended the process by SIGSEGV
     if limit is not None and limit < ARROW_FLOOR_MB and importlib.util.find_spec("pyarrow"):
-        parquet = [path for path in paths if path and kind_of(path) == ".parquet"]
+        parquet = dataset or [path for path in paths if path and kind_of(path) == ".parquet"]
         if parquet:
             raise UsageError(
                 f"{parquet[0]}: parquet under an address-space limit of {limit:,} MB "
                 f"(ulimit -v): pyarrow needs {ARROW_FLOOR_MB} MB or more, below which it may "
                 "abort the process when an allocation fails in one of its threads; raise the "
-                "limit, or write .npy or CSV"
+                "limit" + ("" if dataset else ", or write .npy or CSV")
             )
         global _arrow_held_off
         _arrow_held_off = True  # CSV and TSV by fibnim's own reader and writer

@@ -193,7 +193,7 @@ def classify_dataset(run: ClassifyRun) -> int:
     written."""
     where, target = run.input, run.output
     assert where is not None and target is not None  # ClassifyRun's checks
-    hold_arrow(run.threads, os.path.join(where, "*.parquet"))
+    hold_arrow(run.threads, where)
     files = dataset_files(where)
     if not files:
         raise DataError(f"{where}: holds no file (a dataset is a directory of parquet files)")
