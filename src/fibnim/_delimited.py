@@ -856,12 +856,12 @@ class TextWriter:
 
     def _check_flat(self, kept: list[Any]) -> None:
         """A column that CSV cannot hold (a list, a struct, a map) refused, naming
-        it and the input, before any of its rows is written."""
-        import pyarrow as pa
-
+        it and the input, before any of its rows is written. Only Arrow's
+        columns (which have a type) can be nested: numpy's columns, from an
+        install without pyarrow too, pass without it."""
         for name, column in zip(self.output.columns, kept, strict=True):
             kind = getattr(column, "type", None)
-            if kind is not None and pa.types.is_nested(kind):
+            if kind is not None and _is_nested(kind):
                 raise DataError(
                     f"{self.output.source}: column {name!r} holds {kind}, which "
                     f"{self.output.path} (CSV or TSV) cannot hold; write parquet, or drop "
@@ -873,3 +873,9 @@ class TextWriter:
 
     def abort(self) -> None:
         pass
+
+
+def _is_nested(kind: Any) -> bool:
+    import pyarrow as pa
+
+    return bool(pa.types.is_nested(kind))
