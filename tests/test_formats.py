@@ -4,10 +4,12 @@ text paths (pyarrow's and fibnim's own), which must write the same bytes."""
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 
 import numpy as np
 import pytest
-from _support import run_fibnim, sweep
+from _support import run_fibnim, subprocess_env, sweep
 
 from fibnim import classify, cli
 
@@ -656,3 +658,46 @@ def test_parquet_that_fibnim_writes_carries_page_checksums(tmp_path, files):
             continue
         assert table.equals(whole)  # what a verifying reader takes is never a wrong value
     assert caught
+
+
+@pytest.mark.parametrize("dtype", [">i8", ">u4", ">i2", "<u2"])
+@pytest.mark.parametrize("target", ["out.csv", "out.tsv", "out.parquet", "-"])
+def test_every_byte_order_with_columns_to_every_format(tmp_path, dtype, target):
+    # ArrowNotImplementedError: Byte-swapped arrays not supported, with --columns
+    rows = positions(300, 3) % 30_000
+    np.save(tmp_path / "native.npy", rows.astype(np.dtype(dtype).newbyteorder("=")))
+    np.save(tmp_path / "swapped.npy", rows.astype(dtype))
+    written = []
+    for source in ("native.npy", "swapped.npy"):
+        done = run_fibnim(
+            "classify", source, "-o", target, "--columns", "0,2", "--game", "wythoff", "-q",
+            "--force", cwd=tmp_path,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        if target == "out.parquet":
+            written.append(pq.read_table(tmp_path / target).to_pylist())
+        else:
+            written.append(done.stdout if target == "-" else (tmp_path / target).read_bytes())
+    assert written[0] == written[1]
+
+
+@pytest.mark.parametrize("command", ["classify", "pack", "pack -"])
+def test_bytes_after_an_npys_data_are_named(tmp_path, command):
+    # they were ignored without a word
+    values = np.arange(1, 101, dtype=np.int64)
+    np.save(tmp_path / "in.npy", values if command != "classify" else values.reshape(-1, 2))
+    with open(tmp_path / "in.npy", "ab") as file:
+        file.write(b"\x00" * 8)
+    if command == "classify":
+        arguments = ["classify", "in.npy", "-o", "out.csv", "--game", "wythoff"]
+    else:
+        arguments = ["pack", "in.npy" if command == "pack" else "-", "-o", "out.fnc"]
+    with open(tmp_path / "in.npy", "rb") as stdin:
+        done = subprocess.run(
+            [sys.executable, "-m", "fibnim", *arguments], stdin=stdin, capture_output=True,
+            text=True, cwd=tmp_path, env=subprocess_env(), check=False,
+        )  # fmt: skip
+    assert done.returncode == 1, done.stderr
+    extra = "bytes" if command == "pack -" else "8 bytes"
+    assert f"{extra} after the data that its header gives" in done.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.npy"]

@@ -61,6 +61,8 @@ def arrow_column(column: Any) -> Any:
 
     if isinstance(column, pa.Array):
         return column
+    if not column.dtype.isnative:  # Arrow takes no other byte order (a >i8 .npy's)
+        column = column.astype(column.dtype.newbyteorder("="))
     return pa.array(column, type=pa.string() if column.dtype == object else None)
 
 

@@ -22,8 +22,9 @@ from fibnim._source import Chunk, PileNames, Source, checked
 def read_npy_header(file: BinaryIO) -> tuple[tuple[int, ...], bool, np.dtype[Any]]:
     """(shape, Fortran order, dtype) of the .npy whose header file starts with,
     read in order, up to its data (a pipe works); ValueError if it is none, or
-    if the shape it states is more than the file's bytes hold (a regular file:
-    checked before anything is made from it)."""
+    if the shape it states is more or less than the file's bytes hold (a
+    regular file: checked before anything is made from it; a stream's end is
+    its reader's to check, `trailing`)."""
     try:
         version = np.lib.format.read_magic(file)
         if version == (1, 0):
@@ -41,7 +42,18 @@ def read_npy_header(file: BinaryIO) -> tuple[tuple[int, ...], bool, np.dtype[Any
             f"its .npy header is damaged or the file cut short: shape {shape} of {dtype} "
             f"needs {need:,} bytes of data, and the file holds {left:,} after its header"
         )
+    if left is not None and need < left:
+        raise ValueError(trailing(left - need, shape, dtype))
     return shape, fortran, dtype
+
+
+def trailing(extra: int | None, shape: tuple[int, ...], dtype: np.dtype[Any]) -> str:
+    """The words for bytes after a .npy's data (None: some, in a stream)."""
+    some = "bytes" if extra is None else f"{extra:,} bytes"
+    return (
+        f"{some} after the data that its header gives (shape {shape} of {dtype}): a .npy "
+        "holds nothing after its array, so its header is damaged or something was appended"
+    )
 
 
 def bytes_left(file: BinaryIO) -> int | None:

@@ -16,7 +16,7 @@ from numpy.typing import NDArray
 
 from fibnim import coding
 from fibnim._errors import DataError, UsageError
-from fibnim._npy import read_npy_header
+from fibnim._npy import read_npy_header, trailing
 from fibnim._output import (
     AtomicFile,
     open_stream,
@@ -87,6 +87,8 @@ def _npy_values(file: BinaryIO, name: str) -> tuple[int, np.dtype[Any], Iterator
                     f"of the {count} its header gives"
                 )
             yield np.frombuffer(data, dtype=dtype)
+        if file.read(1):  # a stream's end, which its header could not be held to
+            raise DataError(f"{name}: {trailing(None, shape, dtype)}")
 
     return count, dtype, blocks()
 
