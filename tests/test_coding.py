@@ -894,6 +894,53 @@ def test_unpack_salvage_writes_what_is_left_and_names_the_loss(tmp_path, monkeyp
     assert (kept == np.r_[values[: 2 * coding.BLOCK], values[3 * coding.BLOCK :]]).all()
 
 
+def _big_then_ones(monkeypatch) -> tuple[bytes, np.ndarray, list[int]]:
+    """A file of a block of 2**64 - 1 (the longest codewords) and 60 blocks of
+    1s (the shortest), and where its blocks start."""
+    monkeypatch.setattr(coding, "BLOCK", 500)
+    values = np.r_[np.full(500, 2**64 - 1, np.uint64), np.ones(60 * 500, np.uint64)]
+    file = io.BytesIO()
+    coding.write(file, values)
+    return file.getvalue(), values, _block_starts(file.getvalue())
+
+
+def test_salvage_of_a_file_cut_short_keeps_its_whole_blocks(monkeypatch, tmp_path):
+    # the header's count, held to the bytes left, refused the file: a
+    # ValueError and 0 values, though block 0 is whole
+    data, values, starts = _big_then_ones(monkeypatch)
+    cut = data[: starts[1] + 100]
+    with pytest.raises(ValueError, match="cut short"):
+        coding.read(io.BytesIO(cut))
+    found = coding.read(io.BytesIO(cut), salvage=True)
+    assert (found.values == values[:500]).all()
+    assert found.damaged[0] == coding.Damage(1, starts[1], starts[1] + 100, 500, 500)
+    assert sum(d.lost or 0 for d in found.damaged) == len(values) - 500
+    (tmp_path / "cut.fnc").write_bytes(cut)
+    done = run_fibnim("unpack", "cut.fnc", "-o", "kept.npy", "--salvage", "-q", cwd=tmp_path)
+    assert done.returncode == 1, done.stderr
+    assert f"500 of {len(values):,} values salvaged" in done.stderr
+    assert (np.load(tmp_path / "kept.npy") == values[:500]).all()
+
+
+@pytest.mark.parametrize("before", [0, 1, 7])
+def test_salvage_names_every_stretch_of_junk_it_steps_over(monkeypatch, tmp_path, before):
+    # 1000 junk bytes before block 0 or between blocks: exit 0, nothing named
+    data, values, starts = _big_then_ones(monkeypatch)
+    at = starts[before]
+    junk = bytes(np.random.default_rng(before).integers(0, 256, 1000, dtype=np.uint8))
+    damaged = data[:at] + junk + data[at:]
+    with pytest.raises(ValueError):
+        coding.read(io.BytesIO(damaged))
+    found = coding.read(io.BytesIO(damaged), salvage=True)
+    assert (found.values == values).all()
+    assert found.damaged == [coding.Damage(before, at, at + 1000, 0, None)]
+    (tmp_path / "junk.fnc").write_bytes(damaged)
+    done = run_fibnim("unpack", "junk.fnc", "-o", "all.npy", "--salvage", "-q", cwd=tmp_path)
+    assert done.returncode == 1, done.stderr
+    assert f"block {before} (bytes {at} to {at + 1000}): holds none of the values" in done.stderr
+    assert (np.load(tmp_path / "all.npy") == values).all()
+
+
 def test_unpack_writes_npy_or_one_value_a_line_and_refuses_other_suffixes(tmp_path):
     from _support import run_fibnim
 

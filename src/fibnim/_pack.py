@@ -150,7 +150,7 @@ def unpack(arguments: argparse.Namespace) -> int:
     if kind == ".npy":
         _not_to_a_terminal(arguments.output, "a .npy")
     with _opened(arguments.input) as source:
-        head = coding.read_header(source, arguments.input)
+        head = coding.read_header(source, arguments.input, arguments.salvage)
         dtype = _unpacked_dtype(arguments.dtype, head.dtype)
         if arguments.salvage:
             found = coding._salvage(source, head)
@@ -218,8 +218,8 @@ def _damage(name: str, damage: coding.Damage) -> str:
         return f"{name}: the file ends at byte {damage.start}, without its check of the whole"
     if damage.lost == 0:
         return (
-            f"{where}: holds none of the values due there (bytes after the last value, "
-            "or a block out of place), left out"
+            f"{where}: holds none of the values due there (bytes that are no block, bytes "
+            "after the last value, or a block out of place), left out"
         )
     if damage.lost is None or damage.first is None:
         return f"{where} is damaged; its values lost are not known apart from the others'"

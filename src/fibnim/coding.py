@@ -651,10 +651,12 @@ def _read_exactly(file: BinaryIO, size: int, what: str, offset: int, name: str) 
     return data
 
 
-def read_header(file: BinaryIO, name: str = "read") -> Header:
+def read_header(file: BinaryIO, name: str = "read", salvage: bool = False) -> Header:
     """The header of a file that `write` wrote (`Header`: count, delta,
     dtype); the file is then at its first block, for `read_blocks`. Errors
-    begin with name (the file's, say).
+    begin with name (the file's, say). Its count is held to the bytes that
+    follow, but for a salvage (`salvage`), which takes the blocks that are
+    there, however few, and names the values missing.
 
     >>> import io
     >>> from fibnim import coding
@@ -677,7 +679,7 @@ def read_header(file: BinaryIO, name: str = "read") -> Header:
         raise ValueError(
             f"{name}: the header (bytes 0 to 24) is damaged: its CRC-32 does not match"
         )
-    left = bytes_left(file)
+    left = None if salvage else bytes_left(file)
     if left is not None:  # every value takes 2 bits at least, beside block headers
         check_count(
             count,
@@ -843,6 +845,8 @@ def _salvage_3(data: bytes, head: Header) -> Salvaged:
             start = at if lost_from is None else lost_from
             damaged.append(Damage(number, base + start, base + at, first - done, done))
             number, done = number + 1, first
+        elif lost_from is not None:  # bytes that are no block, before one in its place
+            damaged.append(Damage(number, base + lost_from, base + at, 0, None))
         lost_from = None
         end = min(at + _BLOCK.size + (bits + 7) // 8, stop)
         in_place = first == done and 0 < size <= head.count - done
@@ -1003,7 +1007,7 @@ def read(
     if isinstance(file, (str, os.PathLike)):
         with open(file, "rb") as opened:
             return read(opened, dtype=dtype, salvage=salvage)
-    head = read_header(file)
+    head = read_header(file, salvage=salvage)
     kind = head.dtype if dtype is None else np.dtype(dtype)
     if kind.kind not in "iu":
         raise TypeError(f"read: dtype must be an integer dtype, not {kind}")
