@@ -701,3 +701,66 @@ def test_bytes_after_an_npys_data_are_named(tmp_path, command):
     extra = "bytes" if command == "pack -" else "8 bytes"
     assert f"{extra} after the data that its header gives" in done.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in.npy"]
+
+
+FORMAT_CHARACTERS = ["\ufeff", "\u200b", "\u2060", "\u200e", "\u00ad"]  # BOM, ZWSP, WJ, LRM, SHY
+HEADERS = ["id,x,y", '" id ", x ,y', '"i""d","x",y', '"i\nd",x,"y "']
+
+
+@pytest.mark.parametrize("block", [7, 64, 1 << 22])
+@pytest.mark.parametrize("header", HEADERS)
+@pytest.mark.parametrize("target", ["out.tsv", "out.csv", "out.parquet"])
+def test_text_at_every_block_start_and_in_the_header_is_kept(
+    tmp_path, monkeypatch, block, header, target, files
+):
+    # pyarrow took the U+FEFF that began each of its blocks for a byte order
+    # mark and dropped it; the header was stripped of its spaces and its line
+    # breaks written unquoted
+    import csv
+    import io
+
+    from fibnim import _delimited
+
+    monkeypatch.setattr(_delimited, "BLOCK", block)
+    ids = [f"{FORMAT_CHARACTERS[i % 5]}{i}" for i in range(40)]
+    rows = [f"{ids[i]},{i},{2 * i}" for i in range(40)]
+    (tmp_path / "in.csv").write_bytes(("\ufeff" + header + "\n" + "\n".join(rows) + "\n").encode())
+    names = next(csv.reader(io.StringIO(header)))
+    written = []
+    for no_arrow in ("", "1"):
+        monkeypatch.setenv("FIBNIM_NO_ARROW", no_arrow)
+        status, err = files("in.csv", "-o", target, "--game", "wythoff", "--columns", "1,2")
+        assert status == 0, err
+        if target == "out.parquet":
+            table = pq.read_table(tmp_path / target)
+            assert table.column_names[:3] == names
+            assert table.column(0).to_pylist() == ids
+            written.append(table.to_pylist())
+            continue
+        text = (tmp_path / target).read_text(encoding="utf-8")
+        delimiter = "\t" if target == "out.tsv" else ","
+        read = list(csv.reader(io.StringIO(text), delimiter=delimiter))
+        assert read[0][:3] == names
+        assert [row[0] for row in read[1:]] == ids
+        if target == "out.csv":  # the same delimiter: the header's record byte for byte
+            assert text.startswith(header + ",is_p,move_1,move_2\n")
+        written.append(text)
+    assert written[0] == written[1]
+
+
+@pytest.mark.parametrize("block", [5, 1 << 22])
+def test_a_pile_that_begins_with_a_format_character_is_refused_alike(
+    tmp_path, monkeypatch, block, files
+):
+    # "\ufeff5" at a block's start was 5 with pyarrow, refused without it
+    from fibnim import _delimited
+
+    monkeypatch.setattr(_delimited, "BLOCK", block)
+    (tmp_path / "in.csv").write_bytes("x,y\n1,2\n\ufeff5,8\n".encode())
+    said = []
+    for no_arrow in ("", "1"):
+        monkeypatch.setenv("FIBNIM_NO_ARROW", no_arrow)
+        status, err = files("in.csv", "-o", "out.csv", "--game", "wythoff")
+        assert status == 1 and "in.csv:3: column 0 ('x')" in err, err
+        said.append(err)
+    assert said[0] == said[1]

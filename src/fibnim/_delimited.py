@@ -352,6 +352,9 @@ class Reader:
         self._blocks = blocks(file, delimiter, size, lambda: self.before_read())
         self._first: Block | None = None
         self.names: list[str] | None = None
+        #: the header's record as it came (line breaks left out), for an
+        #: output of the same delimiter, which repeats it byte for byte
+        self.header_record: bytes | None = None
         self.skip = 0
         for block in self._blocks:
             first = next(records(block, delimiter), None)
@@ -362,7 +365,10 @@ class Reader:
             if header is None:
                 header = not is_integer(fields[0])
             if header:
-                self.names = [field.strip() for field in fields]
+                # as they are, spaces and all: --columns matches a name
+                # without its spaces too (`pile_columns`)
+                self.names = fields
+                self.header_record = block.data[first[2] : first[3]].rstrip(b"\r\n")
                 self.skip = 1
             self.width = len(fields)
             # pyarrow's cost grows with the columns (a one-record text of
@@ -453,6 +459,11 @@ class Reader:
             return None  # no rows, and pyarrow refuses an empty text
         if not data.endswith((b"\n", b"\r")):
             data += b"\n"  # pyarrow reads a last empty field without one as "", not null
+        if data.startswith(_BOM):
+            # pyarrow takes a text's first bytes for a byte order mark and drops
+            # them: here they are a field's (the file's own mark went at its
+            # start), kept behind a blank line, which the parser skips
+            data = b"\n" + data
         names = [f"c{j}" for j in range(self.width)]
         try:
             table = pacsv.read_csv(
@@ -786,23 +797,36 @@ class TextWriter:
     the piles) field by field; then is_p (P or N) and the moves (an empty
     field where there is none)."""
 
-    def __init__(self, output: Output, delimiter: str, text_delimiter: str | None) -> None:
+    def __init__(
+        self,
+        output: Output,
+        delimiter: str,
+        text_delimiter: str | None,
+        header: bytes | None = None,
+    ) -> None:
         self.output = output
         self.delimiter = delimiter
         self.records = text_delimiter == delimiter
+        self.header = header  # the input's header record, where it is text
         # a text that pyarrow did not split (a wide one) is not written by it
         # either: its writer's cost grows with the columns as its reader's does
         wide = text_delimiter is not None and len(output.columns) > WIDE
         self.arrow = has_arrow() and not wide
 
     def start(self) -> None:
-        # quoted only where a name needs it, on both paths; a piece at a
-        # time, as a header may name millions of columns
+        # where the rows go on as they came, so does the header's record;
+        # else the names, quoted only where one needs it (a delimiter, a quote,
+        # a line break), on both paths; a piece at a time, as a header may
+        # name millions of columns
         names, between = self.output.names(), ""
+        if self.records and self.header is not None:
+            self.output.stream.write(self.header)
+            names, between = self.output.answers(), self.delimiter
         while piece := list(itertools.islice(names, 1 << 16)):
             line = io.StringIO()
-            csv.writer(line, delimiter=self.delimiter, lineterminator="").writerow(piece)
-            self.output.stream.write((between + line.getvalue()).encode())
+            # csv quotes a line break only where it is in the line terminator
+            csv.writer(line, delimiter=self.delimiter, lineterminator="\r\n").writerow(piece)
+            self.output.stream.write((between + line.getvalue()[:-2]).encode())
             between = self.delimiter
         self.output.stream.write(b"\n")
 

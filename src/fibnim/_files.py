@@ -87,7 +87,8 @@ class Sink:
     `is_p` (parquet: a boolean; CSV/TSV: P or N), then `move_1` .. `move_k`
     (parquet: null, CSV/TSV: an empty cell, where there is none). `columns`
     are the input's columns, `pick` where the piles are among them (None: all
-    of them are piles). `text_delimiter`: the input's, where it is CSV or TSV.
+    of them are piles). `text_delimiter`: the input's, where it is CSV or TSV,
+    and `text_header` its header's record, as it came.
     Into text of the same delimiter its rows go on as they came (`records`),
     each with its answers after it; into parquet its other columns, which come
     as text, are typed (`text_type`), from the first chunk's fields.
@@ -103,6 +104,7 @@ class Sink:
         pick: list[int] | None = None,
         inputs: tuple[str | None, ...] = (),
         text_delimiter: str | None = None,
+        text_header: bytes | None = None,
         types: dict[int, Any] | None = None,
     ) -> None:
         self.path = path
@@ -141,7 +143,7 @@ class Sink:
             self.writer = ParquetWriter(output, types, from_text=text_delimiter is not None)
         else:
             delimiter = delimiter or ("\t" if self.kind == ".tsv" else ",")
-            self.writer = TextWriter(output, delimiter, text_delimiter)
+            self.writer = TextWriter(output, delimiter, text_delimiter, text_header)
         self._start()
 
     @property

@@ -538,6 +538,7 @@ def _sink(run: ClassifyRun, source: Source) -> Sink | None:
         source.pick,
         inputs=(run.input,),
         text_delimiter=text,
+        text_header=source.reader.header_record if isinstance(source, TextSource) else None,
         types=_column_types(run, source),
     )
     if isinstance(source, TextSource):

@@ -167,16 +167,19 @@ def pile_columns(
             f"{listing}"
         )
     else:
+        # a name as the header has it, or without the spaces around it (the
+        # items are stripped: "x, y" names x and y)
+        bare = [name if name in items else name.strip() for name in names]
         for item in items:
-            if item not in names:
+            if item not in bare:
                 raise UsageError(f"{option}: {where} has no column {item!r}; {listing}")
-            if names.count(item) > 1:
-                places = ", ".join(str(j) for j, name in enumerate(names) if name == item)
+            if bare.count(item) > 1:
+                places = ", ".join(str(j) for j, name in enumerate(bare) if name == item)
                 raise UsageError(
-                    f"{option}: {where} has {names.count(item)} columns named {item!r} "
+                    f"{option}: {where} has {bare.count(item)} columns named {item!r} "
                     f"(columns {places}, counted from 0); rename them, or give indices"
                 )
-        pick = [names.index(item) for item in items]
+        pick = [bare.index(item) for item in items]
     if len(set(pick)) < len(pick):
         raise UsageError(f"{option} {spec!r}: a column is named twice")
     return pick
