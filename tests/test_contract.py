@@ -492,7 +492,7 @@ def test_a_dataset_with_text_piles_in_one_file_is_one_line(tmp_path):
         "classify", str(tmp_path / "ds"), "-o", str(tmp_path / "out"), "--game", "wythoff"
     )
     assert done.returncode == 1, done.stderr
-    assert "b.parquet: column 'x' holds double, not integers" in done.stderr, done.stderr
+    assert "b.parquet: column 'x' holds double, where" in done.stderr, done.stderr
     assert "Traceback" not in done.stderr
 
 

@@ -205,7 +205,7 @@ def values(value: Any, where: str = "", name: str = "") -> Any:
                 "hold (out=, a coded stream); fill or drop it first"
             )
         # nullable types (Int64, int64[pyarrow]; no NA is left by now) as their numpy type
-        wanted = {getattr(d, "numpy_dtype", d) for d in _dtypes(value)}
+        wanted = {getattr(d, "numpy_dtype", d) for d in dtypes(value)}
         if len(wanted) > 1 and all(isinstance(d, np.dtype) and d.kind in "iu" for d in wanted):
             # integer columns of several types: numpy's common type of uint64 and
             # int64 is float64, which rounds above 2**53; int64 where every value
@@ -246,7 +246,7 @@ def _columnar(value: Any, where: str, name: str) -> Any:
         ) from None
 
 
-def _dtypes(value: Any) -> list[Any]:
+def dtypes(value: Any) -> list[Any]:
     """The dtypes of a pandas object: one, or a DataFrame's columns'."""
     return list(value.dtypes) if _is_frame(value) else [value.dtype]
 
@@ -256,21 +256,35 @@ def missing(value: Any) -> NDArray[np.bool_] | None:
     in its shape; None where it holds none (and for every other kind)."""
     if not is_labelled(value) or library(value) != "pandas":
         return None
-    if all(isinstance(d, np.dtype) for d in _dtypes(value)):
+    if all(isinstance(d, np.dtype) for d in dtypes(value)):
         return None
     hole = np.asarray(value.isna()).reshape(value.shape)
     return hole if hole.any() else None
 
 
+def extension(value: Any) -> str | None:
+    """The kind of pandas type a pandas object holds, where it is not numpy's:
+    "arrow" (int64[pyarrow]), "sparse" (Sparse[int64]) or "nullable" (Int64);
+    None for numpy's types and every other value."""
+    if not is_labelled(value) or library(value) != "pandas":
+        return None
+    names = {type(d).__name__ for d in dtypes(value) if not isinstance(d, np.dtype)}
+    if not names:
+        return None
+    return "arrow" if "ArrowDtype" in names else "sparse" if "SparseDtype" in names else "nullable"
+
+
 def filled(value: Any) -> Any:
-    """A pandas object of a nullable type with its NA as 1 (a value every function
-    takes), as its numpy type, labels kept; others as they are. Exact at any
-    size: never through float."""
-    if missing(value) is None:
+    """A pandas object of a type that is not numpy's (nullable, Arrow's,
+    sparse) as its numpy type, its NA as 1 (a value every function takes),
+    labels kept, so that both backends answer it alike (`in_kind` makes the
+    answer of the input's kind); others as they are. Exact at any size:
+    never through float."""
+    if extension(value) is None:
         return value
     if _is_frame(value):
         return value.apply(filled)
-    dtype = getattr(value.dtype, "numpy_dtype", None)
+    dtype = getattr(value.dtype, "numpy_dtype", getattr(value.dtype, "subtype", None))
     if not isinstance(dtype, np.dtype) or dtype.kind not in "iu":
         return value  # refused by its type, as without NA
     data = value.to_numpy(dtype=dtype, na_value=1)
@@ -350,6 +364,38 @@ def mark_missing(result: Any, hole: NDArray[np.bool_] | None) -> Any:
     if isinstance(result, pd.Index):
         return pd.Index(result.to_series().mask(hole, pd.NA), name=result.name)
     return result.mask(hole, pd.NA)
+
+
+def in_kind(result: Any, like: Any, hole: NDArray[np.bool_] | None) -> Any:
+    """A pandas answer in the kind of the pandas value it answers (`like`):
+    for Arrow's types (int64[pyarrow]) Arrow's (uint64[pyarrow],
+    bool[pyarrow]), for a sparse one sparse, for pandas' nullable types
+    theirs (UInt64, boolean), else numpy's; NA where `hole` (`mark_missing`).
+    The one rule for both backends, and for every function."""
+    result = mark_missing(result, hole)
+    kind = extension(like)
+    if kind is None or library(result) != "pandas":
+        return result
+    import pandas as pd
+
+    if isinstance(result, pd.DataFrame):
+        return pd.DataFrame({c: _of_kind(result[c], kind) for c in result}, index=result.index)
+    return _of_kind(result, kind)
+
+
+def _of_kind(result: Any, kind: str) -> Any:
+    import pandas as pd
+
+    dtype = getattr(result.dtype, "numpy_dtype", result.dtype)
+    if not isinstance(dtype, np.dtype) or dtype.kind not in "biu":
+        return result  # exact Python ints, text: as they are
+    if kind == "arrow":
+        import pyarrow as pa
+
+        return result.astype(pd.ArrowDtype(pa.from_numpy_dtype(dtype)))
+    if kind == "sparse":
+        return result.astype(pd.SparseDtype(dtype))
+    return result.astype(nullable(dtype))
 
 
 def _relabel(result: Any, like: Any, name: Any, positions: bool) -> Any:
@@ -490,8 +536,8 @@ def call(
     shared = names.pop() if len(names) == 1 else None
     hole = union(holes, positions)
     if isinstance(result, tuple):
-        return tuple(mark_missing(_relabel(r, like, shared, positions), hole) for r in result)
-    return mark_missing(_relabel(result, like, shared, positions), hole)
+        return tuple(in_kind(_relabel(r, like, shared, positions), like, hole) for r in result)
+    return in_kind(_relabel(result, like, shared, positions), like, hole)
 
 
 def map_blocks(

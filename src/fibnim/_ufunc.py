@@ -305,7 +305,8 @@ class Elementwise(_Front):  # type: ignore[misc]
             for value, name in zip(arrays, d.inputs, strict=False):
                 if isinstance(value, int):  # among arrays: held to the arrays' bounds
                     check_int(value, d.function, name, NONNEGATIVE, d.high or _UINT64)
-        if not compiled and "casting" in passed:
+        if not compiled and not exact and "casting" in passed:
+            # (object operands go to the object loop on both backends: no cast)
             self._check_loop_casting(arrays, passed["casting"])
         if not compiled or exact or scalars:
             # the general path (order= and subok= change nothing in its answers)
@@ -320,6 +321,19 @@ class Elementwise(_Front):  # type: ignore[misc]
                 shape = _broadcast(d.function, shapes)
                 arrays = [np.broadcast_to(_apply.as_array(a), shape) for a in arrays]
             dtypes = [np.dtype(t) for t in d.outputs]
+            # out= held to numpy's rules before any answer, as the ufunc holds it:
+            # its shape is the answers' (it is never broadcast), and the answers
+            # cast into it under casting= (default "safe")
+            casting = passed.get("casting", "safe")
+            for i, (o, dtype) in enumerate(zip(outs or (), dtypes, strict=False)):
+                if not exact and not np.can_cast(dtype, o.dtype, casting):
+                    raise _casting_error(self, casting, dtype, o.dtype, i, output=True)
+            for o in outs or ():
+                if np.shape(o) != shape:
+                    raise ValueError(
+                        f"non-broadcastable output operand with shape {_shape(np.shape(o))} "
+                        f"doesn't match the broadcast shape {_shape(shape)}"
+                    )
             if outs is None or exact or [getattr(o, "dtype", None) for o in outs] == dtypes:
                 answer = d.answer(*arrays, *last, out=out, where=where, **options)
                 if passed and outs is None and all(isinstance(a, int) for a in arrays):
@@ -359,11 +373,20 @@ class Elementwise(_Front):  # type: ignore[misc]
     def _check_loop_casting(self, arrays: list[Any], casting: Any) -> None:
         """numpy's check of casting= on the inputs' casts to the compiled
         ufunc's loop (int64, else uint64), made on the pure twin too."""
+        loops = []
         for i, array in enumerate(arrays):
             if isinstance(array, np.ndarray) and array.dtype.kind in "iu":
                 loop = np.dtype(np.int64 if np.can_cast(array.dtype, np.int64) else np.uint64)
                 if not np.can_cast(array.dtype, loop, casting):
-                    raise _input_casting_error(self, casting, array.dtype, loop, i)
+                    raise _casting_error(self, casting, array.dtype, loop, i)
+                loops.append(loop)
+        # a Python int beside them takes their loop: numpy refuses it uint64's
+        # under "equiv" (and, oddly, not under "no")
+        if np.dtype(np.uint64) in loops and casting == "equiv":
+            if any(isinstance(a, int) for a in arrays):
+                raise TypeError(
+                    f"cannot cast Python int to uint64 under the casting rule {casting!r}"
+                )
 
     def locate(
         self,
@@ -424,23 +447,29 @@ class Elementwise(_Front):  # type: ignore[misc]
             answers = answer if isinstance(answer, tuple) else (answer,)
             zeroed = tuple(_where(mask, a, 0) for a in answers)
             return zeroed if isinstance(answer, tuple) else zeroed[0]
-        holes = [_tables.missing(v) for v in inputs]
-        if any(h is not None for h in holes):
-            # NA in, NA out, every other value exact (see _tables.filled)
+        if any(_tables.extension(v) is not None for v in inputs):
+            # pandas' own types (nullable, Arrow's, sparse) as numpy's, NA in
+            # and NA out, every other value exact, the answers of the first
+            # labelled input's kind (one rule for both backends: _tables.in_kind)
+            holes = [_tables.missing(v) for v in inputs]
             answer = self._labelled(
                 [_tables.filled(v) for v in inputs], settings, short, passed, compiled
             )
             hole = _tables.union(holes, positions=False)
+            like = labelled[0][1]
             if isinstance(answer, tuple):
-                return tuple(_tables.mark_missing(a, hole) for a in answer)
-            return _tables.mark_missing(answer, hole)
+                return tuple(_tables.in_kind(a, like, hole) for a in answer)
+            return _tables.in_kind(answer, like, hole)
         kinds = set()
         for value, name in zip(inputs, d.inputs, strict=False):
-            dtype = getattr(value, "dtype", None)
-            kind = "i" if dtype is None else getattr(dtype, "numpy_dtype", dtype).kind
-            if kind not in "iuO":
-                raise TypeError(f"{d.function}: {name} must have an integer dtype, not {dtype}")
-            kinds.add(kind)
+            found = _tables.dtypes(value) if _tables.is_labelled(value) else [None]
+            for dtype in found:
+                kind = "i" if dtype is None else getattr(dtype, "numpy_dtype", dtype).kind
+                if kind not in "iuO":
+                    raise TypeError(
+                        f"{d.function}: {name} must have an integer dtype, not {dtype}"
+                    )
+                kinds.add(kind)
         exact = "O" in kinds
         ufunc = self._ufunc(settings, short) if compiled and not exact else None
         if ufunc is None:
@@ -454,13 +483,10 @@ class Elementwise(_Front):  # type: ignore[misc]
         if ufunc.types[0][-1] != "O":
             return result
         # the object loop's answers as the declared types (exact ints stay
-        # objects); nullable ones for a nullable input, as pandas gives them
-        nullable = any(
-            _tables.library(v) == "pandas" and not isinstance(v.dtype, np.dtype) for v in inputs
-        )
+        # objects; pandas' own types were made numpy's above)
         results = result if isinstance(result, tuple) else (result,)
         typed = tuple(
-            _typed(r, o, nullable) if not exact or np.dtype(o).kind == "b" else r
+            _typed(r, o) if not exact or np.dtype(o).kind == "b" else r
             for r, o in zip(results, d.outputs, strict=True)
         )
         return typed if isinstance(result, tuple) else typed[0]
@@ -605,6 +631,11 @@ def _where_mask(where: str, mask: Any) -> Any:
     return mask if isinstance(mask, np.ndarray) else np.asarray(mask, dtype=bool)
 
 
+def _shape(shape: tuple[int, ...]) -> str:
+    """A shape as numpy's messages write it: (3,), (1,3)."""
+    return f"({','.join(map(str, shape))}{',' if len(shape) == 1 else ''})"
+
+
 def _broadcast(where: str, shapes: list[tuple[int, ...]]) -> tuple[int, ...]:
     try:
         return np.broadcast_shapes(*shapes)
@@ -628,28 +659,35 @@ def _where(mask: Any, value: Any, other: int) -> Any:
     return np.where(mask, value, other)
 
 
-def _input_casting_error(
-    ufunc: Any, casting: Any, source: np.dtype[Any], loop: np.dtype[Any], i: int
+def _casting_error(
+    ufunc: Any,
+    casting: Any,
+    source: np.dtype[Any],
+    target: np.dtype[Any],
+    i: int,
+    output: bool = False,
 ) -> TypeError:
-    """The error numpy raises for an input that casting= keeps from its loop,
-    of numpy's own type (a TypeError with its words where a numpy keeps that
-    type elsewhere)."""
+    """The error numpy raises for an input (or an output) that casting= keeps
+    from (or out of) its loop, of numpy's own type (a TypeError with its
+    words where a numpy keeps that type elsewhere)."""
+    side = "output" if output else "input"
     try:
-        from numpy._core._exceptions import _UFuncInputCastingError
+        from numpy._core import _exceptions
     except ImportError:  # another numpy's layout: its message, as a TypeError
-        place = f"{i} " if ufunc.nin != 1 else ""
+        place = f"{i} " if (ufunc.nout if output else ufunc.nin) != 1 else ""
         return TypeError(
-            f"Cannot cast ufunc {ufunc.__name__!r} input {place}from {source!r} to {loop!r} "
-            f"with casting rule {casting!r}"
+            f"Cannot cast ufunc {ufunc.__name__!r} {side} {place}from {source!r} to "
+            f"{target!r} with casting rule {casting!r}"
         )
-    error: TypeError = _UFuncInputCastingError(ufunc, casting, source, loop, i)
+    kind = _exceptions._UFuncOutputCastingError if output else _exceptions._UFuncInputCastingError
+    error: TypeError = kind(ufunc, casting, source, target, i)
     return error
 
 
-def _typed(result: Any, dtype: Any, nullable: bool = False) -> Any:
+def _typed(result: Any, dtype: Any) -> Any:
     """The object loop's answers as dtype (pandas' nullable type where NA is
-    among them, or where `nullable`)."""
-    if _tables.library(result) == "pandas" and (nullable or np.asarray(result.isna()).any()):
+    among them)."""
+    if _tables.library(result) == "pandas" and np.asarray(result.isna()).any():
         return result.astype(_tables.nullable(dtype))  # an Index's isna is an array
     return result.astype(dtype)
 
