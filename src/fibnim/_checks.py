@@ -51,6 +51,8 @@ def index_text(index: tuple[int, ...] | None, name: str = "") -> str:
     if index is None:
         return ""
     shifted, label = _tables.place(index, name)
+    if shifted is None:  # a dask DataFrame's partition: its labels alone
+        return f" ({label})" if label else ""
     text = "[" + ", ".join(str(i) for i in shifted) + "]"
     return f"{text} ({label})" if label else text
 
@@ -98,9 +100,12 @@ TERMS = Bound(
 
 
 def as_int(value: Any, where: str, name: str, index: tuple[int, ...] | None = None) -> int:
-    """value as a Python int; TypeError for bools, floats and anything not integral,
+    """value as a Python int; TypeError for bools, floats, times (numpy counts
+    its timedelta64 among its integers) and anything not integral,
     OverflowError beyond DIGITS_LIMIT bits."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+    if isinstance(value, (bool, np.bool_, np.timedelta64, np.datetime64)) or not isinstance(
+        value, (int, np.integer)
+    ):
         raise _scalar_type_error(where, name, index, value)
     number = int(value)
     if number.bit_length() > DIGITS_LIMIT:
@@ -152,8 +157,19 @@ def integers(x: Any, where: str, name: str = "n") -> int | np.ndarray:
         return _object_ints(array, where, name)
     detail = ""
     if array.size:
-        first = tuple(int(i) for i in np.unravel_index(0, array.shape)) if array.ndim else None
-        detail = f" ({name}{index_text(first, name)} = {array.flat[0].item()!r})"
+        # the value to name: a missing one (NaN) first, the reason the column
+        # is not of integers (pandas makes a column with a missing value float)
+        flat, why = 0, ""
+        if kind in "fc":
+            missing = np.flatnonzero(np.isnan(array.ravel()))
+            if missing.size:
+                flat = int(missing[0])
+                why = (
+                    ": a missing value, which made the column float; a pandas column of "
+                    'dtype="Int64" keeps it as <NA>, and gets <NA> answers there'
+                )
+        first = element_index(array.shape, flat)
+        detail = f" ({name}{index_text(first, name)} = {array.flat[flat].item()!r}{why})"
     raise TypeError(f"{where}: {name} must have an integer dtype, not {array.dtype}{detail}")
 
 

@@ -30,7 +30,7 @@ from typing import Any
 
 from fibnim._arrow import hold_arrow, load_parquet
 from fibnim._classify import GameName
-from fibnim._errors import DataError, UsageError
+from fibnim._errors import DataError, UsageError, in_one_line
 from fibnim._files import Sink
 from fibnim._output import MARKER, answer_names
 from fibnim._parquet import ParquetSource
@@ -93,7 +93,7 @@ def _footer(path: str) -> Any:
     try:
         return pq.read_metadata(path)
     except Exception as error:  # pyarrow's errors have no common base worth naming
-        raise DataError(f"{path}: not a parquet file ({' '.join(str(error).split())})") from None
+        raise DataError(f"{path}: not a parquet file ({in_one_line(error)})") from None
 
 
 def _lossless(one: Any, other: Any) -> Any:

@@ -841,9 +841,9 @@ class TextWriter:
         thread: classify's tasks make their own."""
         if isinstance(kept, Records):
             return passed_through(kept, result, self.delimiter)
+        if kept is not None:
+            kept = self._as_text(kept)
         if self.arrow:
-            if kept is not None:
-                self._check_flat(kept)
             table = answers_table(result, inputs_as_arrow(positions, kept), self.output, False)
             return csv_lines(table, self.delimiter)
         d = self.delimiter
@@ -859,7 +859,6 @@ class TextWriter:
             line = d.join(["%d"] * k + ["%c"] + ["%d"] * k) + "\n"
             text = (line * m) % tuple(cells.ravel().tolist())
             return text.replace(f"{d}P{f'{d}-1' * k}\n", f"{d}P{d * k}\n").encode()
-        self._check_flat(kept)
         special = re.compile(f'[{re.escape(d)}"\r\n]')
 
         def field(value: Any) -> str:
@@ -878,19 +877,35 @@ class TextWriter:
             lines.append(d.join([*(field(c[i]) for c in inputs), *answers]) + "\n")
         return "".join(lines).encode()
 
-    def _check_flat(self, kept: list[Any]) -> None:
-        """A column that CSV cannot hold (a list, a struct, a map) refused, naming
-        it and the input, before any of its rows is written. Only Arrow's
-        columns (which have a type) can be nested: numpy's columns, from an
-        install without pyarrow too, pass without it."""
-        for name, column in zip(self.output.columns, kept, strict=True):
+    def _as_text(self, kept: list[Any]) -> list[Any]:
+        """The columns as CSV holds them, alike on both paths: bytes (a parquet
+        binary column) as the UTF-8 text they hold; DataError, naming the input,
+        the column and the value, for bytes that are not UTF-8 and for a column
+        CSV cannot hold at all (a list, a struct, a map), before any of the
+        chunk's rows is written. Only Arrow's columns (which have a type) can
+        be either: numpy's, from an install without pyarrow too, pass as they are."""
+        columns = list(kept)
+        for j, (name, column) in enumerate(zip(self.output.columns, kept, strict=True)):
             kind = getattr(column, "type", None)
-            if kind is not None and _is_nested(kind):
+            if kind is None:
+                continue
+            where = f"{self.output.source}: column {name!r}"
+            if _is_nested(kind):
                 raise DataError(
-                    f"{self.output.source}: column {name!r} holds {kind}, which "
-                    f"{self.output.path} (CSV or TSV) cannot hold; write parquet, or drop "
-                    "the column first"
+                    f"{where} holds {kind}, which {self.output.path} (CSV or TSV) cannot "
+                    "hold; write parquet, or drop the column first"
                 )
+            text = _text_of(kind)
+            if text is not None:
+                try:
+                    columns[j] = column.cast(text)
+                except Exception:  # pyarrow's ArrowInvalid: bytes that are not UTF-8
+                    bad = next(v for v in column.to_pylist() if v is not None and not _utf8(v))
+                    raise DataError(
+                        f"{where}: {bad!r} is not UTF-8 text, which {self.output.path} (CSV "
+                        "or TSV) holds; write parquet, which keeps bytes"
+                    ) from None
+        return columns
 
     def finish(self, written: int) -> None:
         pass
@@ -903,3 +918,20 @@ def _is_nested(kind: Any) -> bool:
     import pyarrow as pa
 
     return bool(pa.types.is_nested(kind))
+
+
+def _text_of(kind: Any) -> Any:
+    """The Arrow text type of a byte type's width; None for other types."""
+    import pyarrow as pa
+
+    if pa.types.is_large_binary(kind):
+        return pa.large_string()
+    return pa.string() if pa.types.is_binary(kind) else None
+
+
+def _utf8(value: bytes) -> bool:
+    try:
+        value.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True

@@ -35,3 +35,9 @@ def missing_package(error: ImportError, package: str, need: str, extra: str) -> 
     if _stop.out_of_memory(error):
         return MemoryError(f"{package} did not load: {error}")
     return UsageError(f"{package} is installed but did not load ({error})")
+
+
+def in_one_line(error: BaseException) -> str:
+    """A library's error in one line (pyarrow's may hold line breaks, and bytes
+    of the file it read that print as them)."""
+    return " ".join(str(error).split())

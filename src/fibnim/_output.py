@@ -215,6 +215,15 @@ def _same_file(source: str, target: str) -> bool:
         return False
 
 
+def _stream_node(path: str) -> bool:
+    """Whether path is a character device or a FIFO (through any links)."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)
+
+
 def open_stream(path: str) -> IO[bytes]:
     """An output that output_is_stream took as a stream, open for writing in order."""
     if path == "-":
@@ -224,12 +233,13 @@ def open_stream(path: str) -> IO[bytes]:
 
 
 def kind_of(path: str) -> str:
-    """The format of a path by its suffix; "-", and a descriptor named without
-    one (/dev/stdout), is CSV."""
+    """The format of a path by its suffix; "-", and a stream named without one
+    (a descriptor such as /dev/stdout, a character device such as /dev/null,
+    a FIFO), is CSV."""
     if path == "-":
         return ".csv"
     suffix = Path(path).suffix.lower()
-    if not suffix and _descriptor(path):
+    if not suffix and (_descriptor(path) or _stream_node(path)):
         return ".csv"
     if suffix not in KINDS:
         raise UsageError(

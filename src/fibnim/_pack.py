@@ -29,6 +29,8 @@ from fibnim._run import progress
 def _opened(path: str) -> Iterator[BinaryIO]:
     """The input, - for stdin; UsageError where there is none."""
     if path == "-":
+        if sys.stdin is None:  # started with it closed (<&-)
+            raise UsageError("-: standard input is closed; name a file, or give it input")
         yield sys.stdin.buffer
         return
     try:

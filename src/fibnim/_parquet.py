@@ -13,7 +13,7 @@ from numpy.typing import NDArray
 
 from fibnim import _stop
 from fibnim._arrow import answers_table, arrow_integers, inputs_as_arrow, load_parquet
-from fibnim._errors import DataError, UsageError
+from fibnim._errors import DataError, UsageError, in_one_line
 from fibnim._output import Output
 from fibnim._source import Chunk, Source, checked
 
@@ -34,7 +34,7 @@ class ParquetSource(Source):
         except FileNotFoundError:
             raise UsageError(f"{path}: no such file") from None
         except Exception as error:  # pyarrow's errors have no common base worth naming
-            raise DataError(f"{path}: not a parquet file ({error})") from None
+            raise DataError(f"{path}: not a parquet file ({in_one_line(error)})") from None
         self.columns = list(self.file.schema_arrow.names)
         self.rows = self.file.metadata.num_rows
         self.width = len(self.columns)
@@ -84,7 +84,7 @@ class ParquetSource(Source):
                 if _stop.out_of_memory(error):
                     raise
                 raise DataError(
-                    f"{self.name}: damaged, not read as parquet ({' '.join(str(error).split())})"
+                    f"{self.name}: damaged, not read as parquet ({in_one_line(error)})"
                 ) from None
             yield batch
 

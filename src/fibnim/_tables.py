@@ -107,6 +107,9 @@ def _is_lazy(value: Any) -> bool:
 #: Where the array being checked starts in a larger one (a dask block in its
 #: array): added to the indices that error messages give.
 _OFFSET: ContextVar[tuple[int, ...]] = ContextVar("fibnim_index_offset", default=())
+#: whether the call is on a dask DataFrame's partition, whose place in the
+#: whole frame is not known without its earlier partitions: its labels name it
+_PARTITION: ContextVar[bool] = ContextVar("fibnim_partition", default=False)
 
 #: The labels of the arguments being checked, by name: the words for a place
 #: in each (a pandas index label and column name, xarray coordinates).
@@ -136,13 +139,32 @@ def labels(words: dict[str, Words]) -> Iterator[None]:
         _LABELS.reset(token)
 
 
-def place(index: tuple[int, ...], name: str) -> tuple[tuple[int, ...], str | None]:
+def on_partitions(function: Callable[..., Any]) -> Callable[..., Any]:
+    """function as it runs on a dask DataFrame's partitions: its errors name
+    an element by its labels alone (see `place`). A partial of a module's
+    function, which dask can name (tokenize) where a closure it cannot."""
+    return functools.partial(_on_partition, function)
+
+
+def _on_partition(function: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    token = _PARTITION.set(True)
+    try:
+        return function(*args, **kwargs)
+    finally:
+        _PARTITION.reset(token)
+
+
+def place(index: tuple[int, ...], name: str) -> tuple[tuple[int, ...] | None, str | None]:
     """An element's index in the whole of argument `name` (shifted by
-    `index_offset`), and its labels (`labels`), if it has any."""
+    `index_offset`), and its labels (`labels`), if it has any; on a dask
+    DataFrame's partition (`on_partitions`) no index, as the partition's is
+    not the whole frame's, and its labels, the row's always among them."""
+    words = _LABELS.get().get(name)
+    if _PARTITION.get():
+        return None, words(index) if words is not None else None
     offset = _OFFSET.get()
     # an index may be shorter than the offset (a bound r beside positions (..., k))
     shifted = tuple(i + o for i, o in zip(index, offset, strict=False)) + index[len(offset) :]
-    words = _LABELS.get().get(name)
     return shifted, words(shifted) if words is not None else None
 
 
@@ -167,7 +189,7 @@ def places(value: Any) -> Callable[[tuple[int, ...]], str | None]:
             named = [
                 f"{kind} {_plain(axis[i])!r}"
                 for kind, axis, i in zip(("row", "column"), axes, index, strict=False)
-                if kind == "column" or not _counts_from_0(axis)
+                if kind == "column" or not _counts_from_0(axis) or _PARTITION.get()
             ]
             return ", ".join(named) or None
         except (IndexError, KeyError, AttributeError):  # a place past the labels
@@ -268,7 +290,14 @@ def extension(value: Any) -> str | None:
     None for numpy's types and every other value."""
     if not is_labelled(value) or library(value) != "pandas":
         return None
-    names = {type(d).__name__ for d in dtypes(value) if not isinstance(d, np.dtype)}
+    # pandas' types of integers and bools alone: a category or a text column
+    # is refused by its type, as numpy's types are
+    names = {
+        type(d).__name__
+        for d in dtypes(value)
+        if not isinstance(d, np.dtype)
+        and np.dtype(getattr(d, "numpy_dtype", getattr(d, "subtype", object))).kind in "biu"
+    }
     if not names:
         return None
     return "arrow" if "ArrowDtype" in names else "sparse" if "SparseDtype" in names else "nullable"
@@ -600,14 +629,15 @@ def _on_partitions(
     samples = [native(v) for v in args], {k: native(v) for k, v in kwargs.items()}
     sample = function(*samples[0], **samples[1])
     if not isinstance(sample, tuple):
-        return dd.map_partitions(function, *args, **kwargs, meta=sample)
+        return dd.map_partitions(on_partitions(function), *args, **kwargs, meta=sample)
 
     def framed(*parts: Any, **named: Any) -> Any:
         import pandas as pd
 
         return pd.concat(function(*parts, **named), axis=1, keys=range(len(sample)))
 
-    frame = dd.map_partitions(framed, *args, **kwargs, meta=framed(*samples[0], **samples[1]))
+    meta = framed(*samples[0], **samples[1])
+    frame = dd.map_partitions(on_partitions(framed), *args, **kwargs, meta=meta)
     return tuple(frame[i].rename(answer.name) for i, answer in enumerate(sample))
 
 
@@ -682,7 +712,11 @@ def classify(
         _check_free(positions.columns, len(piles))
         meta = _classify_pandas(positions._meta, piles, solve)
         return positions.map_partitions(
-            _classify_pandas, piles=piles, solve=solve, meta=meta, align_dataframes=False
+            on_partitions(_classify_pandas),
+            piles=piles,
+            solve=solve,
+            meta=meta,
+            align_dataframes=False,
         )
     if is_table(positions):
         return _classify_table(positions, rules, columns, out, solve)

@@ -464,7 +464,10 @@ class Elementwise(_Front):  # type: ignore[misc]
         for value, name in zip(inputs, d.inputs, strict=False):
             found = _tables.dtypes(value) if _tables.is_labelled(value) else [None]
             for dtype in found:
-                kind = "i" if dtype is None else getattr(dtype, "numpy_dtype", dtype).kind
+                # pandas' types but its integers' (a category) have no numpy_dtype
+                numpy = getattr(dtype, "numpy_dtype", None)
+                numpy = dtype if isinstance(dtype, np.dtype) else numpy
+                kind = "i" if dtype is None else getattr(numpy, "kind", "?")
                 if kind not in "iuO":
                     raise TypeError(
                         f"{d.function}: {name} must have an integer dtype, not {dtype}"

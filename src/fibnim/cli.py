@@ -15,10 +15,12 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import difflib
 import os
+import re
 import sys
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 import fibnim
 from fibnim import _backend, _dataset, _pack, _run, _stop, wythoff
@@ -30,16 +32,29 @@ from fibnim._output import (
     save_figure,
 )
 from fibnim._plan import ClassifyRun
+from fibnim._source import is_integer
 
 
 def _integer(text: str) -> int:
-    try:
-        value = int(text, 0)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    """A number of the command line, by the rule a CSV pile is read by
+    (`is_integer`: ASCII decimal digits, an optional sign, spaces around):
+    0x10, 1_000 and other scripts' digits are refused here as there."""
+    if not is_integer(text):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a decimal integer (ASCII digits 0-9, as CSV piles are)"
+        )
+    value = int(text)
     if value < 0:
         raise argparse.ArgumentTypeError(f"{text} is negative")
     return value
+
+
+def _code(text: str) -> int:
+    """A code: a decimal integer as `_integer` reads it, or its bits written
+    0b... (0x... and 0o... too), in ASCII digits without underscores."""
+    if re.fullmatch(r"\s*0([bB][01]+|[xX][0-9a-fA-F]+|[oO][0-7]+)\s*", text):
+        return int(text.strip(), 0)
+    return _integer(text)
 
 
 def _size(text: str) -> int:
@@ -88,10 +103,24 @@ def _describe(n: int) -> str:
     return "\n".join(lines)
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, whose refusal is the one line that matters (its
+    usage, seven lines for classify, comes with --help), with the nearest
+    choice where a choice was misspelt."""
+
+    def error(self, message: str) -> NoReturn:
+        hint = ""
+        found = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message)
+        if found:
+            close = difflib.get_close_matches(found[1], re.findall(r"[\w.-]+", found[2]), n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+        self.exit(2, f"{self.prog}: {message}{hint} ({self.prog} --help: its options)\n")
+
+
 def parser(bench_options: bool = True) -> argparse.ArgumentParser:
     """The command line; without bench_options, `fibnim bench`'s own options are
     left out (they load the benchmark suite, which no other command needs)."""
-    top = argparse.ArgumentParser(
+    top = _Parser(
         prog="fibnim",
         description="The Fibonacci (Zeckendorf) number system and the games it solves.",
     )
@@ -114,7 +143,7 @@ def parser(bench_options: bool = True) -> argparse.ArgumentParser:
         help="the numbers that Zeckendorf codes stand for",
         description="Print the number each code stands for (0b and 0x prefixes work).",
     )
-    decode.add_argument("codes", nargs="+", type=_integer, metavar="CODE")
+    decode.add_argument("codes", nargs="+", type=_code, metavar="CODE")
     game = commands.add_parser(
         "wythoff",
         help="one position of Wythoff's Nim: P or N, the winning move, and why",
@@ -183,11 +212,22 @@ def _classify_parser(commands: Any) -> None:
         "an OUTPUT in the way without --force); 130 or 143 stopped by SIGINT or SIGTERM",
     )
     run.add_argument("input", nargs="?", metavar="INPUT", help="the positions (or --random N)")
-    run.add_argument("-o", "--output", metavar="OUTPUT", help="where the results go")
+    run.add_argument(
+        "-o",
+        "--output",
+        metavar="OUTPUT",
+        help="where the results go, in the format of its suffix (see OUTPUT above); - is CSV "
+        "text on stdout, as is a device or a FIFO named without a suffix (/dev/null)",
+    )
     run.add_argument("--game", required=True, choices=list(GAMES), metavar="GAME")
     run.add_argument("--bound", type=_integer, metavar="R", help="the bound on the next take")
     run.add_argument(
-        "--random", type=_size, metavar="N", help="classify N random positions instead"
+        "--random",
+        type=_size,
+        metavar="N",
+        help="classify N random positions instead: --piles piles each, drawn uniformly "
+        "from 0 to 999,999 by numpy's default generator seeded with --seed (the same N "
+        "and seed give the same positions, whatever --threads and --chunk)",
     )
     run.add_argument("--seed", type=_integer, default=0, help="for --random (default 0)")
     run.add_argument(
@@ -307,10 +347,13 @@ def _coding_parsers(commands: Any) -> None:
         action="store_true",
         help="decode every undamaged block and name the damaged ones, instead of stopping",
     )
-    for command in (pack, unpack):
-        command.add_argument(
-            "-o", "--output", required=True, metavar="OUT", help="where it goes; - for stdout"
-        )
+    outputs = {
+        pack: "the coded file (binary); - for stdout, refused where it is a terminal",
+        unpack: "an .npy (binary), or text one value a line by its suffix (.txt, .csv); "
+        "- for stdout: an .npy, refused where it is a terminal (a pipe or a file takes it)",
+    }
+    for command, written in outputs.items():
+        command.add_argument("-o", "--output", required=True, metavar="OUT", help=written)
         command.add_argument("--force", action="store_true", help="overwrite OUT if it exists")
         command.add_argument("-q", "--quiet", action="store_true", help="no progress, no summary")
 

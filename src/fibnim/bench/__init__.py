@@ -28,6 +28,17 @@ from fibnim.bench.suite import CASES
 __all__ = ["add_arguments", "main"]
 
 
+def _threshold(text: str) -> float:
+    """A share of a kernel's time: a finite number, 0 or more."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 <= value < float("inf"):  # nan fails both comparisons
+        raise argparse.ArgumentTypeError(f"{text} is not a finite number of 0 or more")
+    return value
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--quick", action="store_true", help="small sizes, under a minute")
@@ -38,7 +49,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--threshold",
-        type=float,
+        type=_threshold,
         default=0.20,
         help="a kernel this much slower against its floor (0.2: 20%%), significantly "
         "(p < 0.01 over the repeats), is a regression (default 0.2: same-tree runs "
