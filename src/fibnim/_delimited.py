@@ -927,11 +927,3 @@ def _text_of(kind: Any) -> Any:
     if pa.types.is_large_binary(kind):
         return pa.large_string()
     return pa.string() if pa.types.is_binary(kind) else None
-
-
-def _utf8(value: bytes) -> bool:
-    try:
-        value.decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return True
