@@ -941,6 +941,31 @@ def test_salvage_names_every_stretch_of_junk_it_steps_over(monkeypatch, tmp_path
     assert (np.load(tmp_path / "all.npy") == values).all()
 
 
+@pytest.mark.parametrize("delta", [False, True])
+@pytest.mark.parametrize("byte", [12, 16, 19, 23])  # the CRC-32, then the count
+def test_salvage_recovers_a_damaged_header_from_the_blocks(monkeypatch, tmp_path, delta, byte):
+    # the header's CRC-32 failed: a ValueError and no value, though every block is whole
+    monkeypatch.setattr(coding, "BLOCK", 500)
+    values = np.cumsum(np.arange(1, 3001)) if delta else np.arange(3000, 0, -1)
+    file = io.BytesIO()
+    coding.write(file, values.astype(np.int32), delta=delta)
+    data = bytearray(file.getvalue())
+    data[byte] ^= 0x24
+    with pytest.raises(ValueError, match=r"the header \(bytes 0 to 24\) is damaged"):
+        coding.read(io.BytesIO(bytes(data)))
+    found = coding.read(io.BytesIO(bytes(data)), salvage=True)
+    assert found.values.dtype == np.int32 and (found.values == values).all()
+    assert found.damaged == [coding.Damage(0, 0, 24, 0, None)]
+    # cut short as well: the file's end can no longer say whether gaps were coded
+    with pytest.raises(ValueError, match="cannot tell what it held"):
+        coding.read(io.BytesIO(bytes(data[:-50])), salvage=True)
+    (tmp_path / "bad.fnc").write_bytes(bytes(data))
+    done = run_fibnim("unpack", "bad.fnc", "-o", "all.npy", "--salvage", "-q", cwd=tmp_path)
+    assert done.returncode == 1, done.stderr
+    assert "the header (bytes 0 to 24) is damaged; what it held" in done.stderr
+    assert (np.load(tmp_path / "all.npy") == values).all()
+
+
 def test_unpack_writes_npy_or_one_value_a_line_and_refuses_other_suffixes(tmp_path):
     from _support import run_fibnim
 

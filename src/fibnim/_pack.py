@@ -152,10 +152,12 @@ def unpack(arguments: argparse.Namespace) -> int:
     if kind == ".npy":
         _not_to_a_terminal(arguments.output, "a .npy")
     with _opened(arguments.input) as source:
-        head = coding.read_header(source, arguments.input, arguments.salvage)
+        if arguments.salvage:
+            head, found = coding._salvaged(source, arguments.input)
+        else:
+            head = coding.read_header(source, arguments.input)
         dtype = _unpacked_dtype(arguments.dtype, head.dtype)
         if arguments.salvage:
-            found = coding._salvage(source, head)
             parts: Iterator[NDArray[Any]] = iter([found.values])
             count = len(found.values)
         else:
@@ -216,6 +218,11 @@ def _unpacked_dtype(given: str | None, recorded: np.dtype[Any]) -> np.dtype[Any]
 def _damage(name: str, damage: coding.Damage) -> str:
     """A damaged stretch of a coded file, in words."""
     where = f"{name}: block {damage.block} (bytes {damage.start} to {damage.end})"
+    if damage.end <= coding.HEADER_SIZE:
+        return (
+            f"{name}: the header (bytes 0 to {damage.end}) is damaged; what it held (the "
+            "count, whether gaps were coded) was recovered from the blocks and the file's end"
+        )
     if damage.lost is None and damage.start == damage.end:
         return f"{name}: the file ends at byte {damage.start}, without its check of the whole"
     if damage.lost == 0:

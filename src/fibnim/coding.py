@@ -439,6 +439,7 @@ MAGIC = b"FIBNIMFC"
 VERSION = 3
 BLOCK = 1 << 18  # values per block
 _HEADER = struct.Struct("<8sHHIQ")  # magic, version, flags, crc32, count
+HEADER_SIZE = _HEADER.size
 # a block's header: its mark, the CRC-32 of this header (with these 4 bytes
 # zero), the CRC-32 of its stream, its count, its length in bits, and the
 # index of its first value (its place in the file)
@@ -676,8 +677,10 @@ def read_header(file: BinaryIO, name: str = "read", salvage: bool = False) -> He
         )
     known = flags <= 1 if version == 1 else flags & 0xFE == 0 and flags >> 8 < len(DTYPES)
     if crc != _header_crc(version, flags, count) or not known:
-        raise ValueError(
-            f"{name}: the header (bytes 0 to 24) is damaged: its CRC-32 does not match"
+        raise _DamagedHeader(
+            f"{name}: the header (bytes 0 to 24) is damaged: its CRC-32 does not match",
+            version,
+            flags,
         )
     left = None if salvage else bytes_left(file)
     if left is not None:  # every value takes 2 bits at least, beside block headers
@@ -689,6 +692,60 @@ def read_header(file: BinaryIO, name: str = "read", salvage: bool = False) -> He
             ": the file is cut short, or its header is damaged",
         )
     return Header(count, bool(flags & 1), DTYPES[flags >> 8], version)
+
+
+class _DamagedHeader(ValueError):
+    """A header whose CRC-32 fails: its version and flags as they read, for a
+    salvage that recovers what the header held from the blocks (`salvage`)."""
+
+    def __init__(self, text: str, version: int, flags: int) -> None:
+        super().__init__(text)
+        self.version, self.flags = version, flags
+
+
+def _salvaged(file: BinaryIO, name: str = "read") -> tuple[Header, Salvaged]:
+    """The header of a coded file (`read_header`) and the values of every
+    undamaged block after it (`Salvaged`), the file read whole. A header whose
+    CRC-32 fails is recovered from the blocks, where they can tell what it
+    held: every block of format version 3 in its place, and the file's end,
+    whose check covers the count and whether gaps were coded, matching one of
+    the two; the dtype is then the damaged header's, where it names one
+    (else uint64). The header is named among the damage (block 0, bytes 0
+    to 24, no values lost). Where the blocks cannot tell, ValueError: no value
+    can be read exactly without knowing whether the gaps were coded."""
+    try:
+        head = read_header(file, name, salvage=True)
+    except _DamagedHeader as damaged:
+        data = file.read()
+        head = _recovered_header(data, damaged, name)
+        found = _salvage_3(data, head)
+        return head, Salvaged(found.values, [Damage(0, 0, _HEADER.size, 0, None), *found.damaged])
+    return head, _salvage(file, head)
+
+
+def _recovered_header(data: bytes, damaged: _DamagedHeader, name: str) -> Header:
+    """The header of the blocks in data, where they and the file's end tell it."""
+    at, count, number, tops = 0, 0, 0, []
+    stop = len(data) - _END.size
+    while damaged.version >= 3 and at < stop:
+        fields = _block_fields(data[at : at + _BLOCK.size])
+        if fields is None or fields[3] != count:
+            break
+        tops.append(data[at : at + _BLOCK.size])
+        at += _BLOCK.size + (fields[2] + 7) // 8
+        count, number = count + fields[1], number + 1
+    for delta in (False, True):
+        whole = _whole_check(count, delta)
+        for top in tops:
+            whole = zlib.crc32(top, whole)
+        if at == stop and data[stop:] == _end(number, whole):
+            kind = damaged.flags >> 8
+            return Header(count, delta, DTYPES[kind] if kind < len(DTYPES) else DTYPES[0])
+    raise ValueError(
+        f"{name}: the header (bytes 0 to 24) is damaged, and the blocks and the file's end "
+        "cannot tell what it held (its count, whether the gaps of sorted values were "
+        "coded): no value can be read exactly"
+    )
 
 
 def read_blocks(
@@ -1007,13 +1064,15 @@ def read(
     if isinstance(file, (str, os.PathLike)):
         with open(file, "rb") as opened:
             return read(opened, dtype=dtype, salvage=salvage)
-    head = read_header(file, salvage=salvage)
-    kind = head.dtype if dtype is None else np.dtype(dtype)
-    if kind.kind not in "iu":
-        raise TypeError(f"read: dtype must be an integer dtype, not {kind}")
+    given = None if dtype is None else np.dtype(dtype)
+    if given is not None and given.kind not in "iu":
+        raise TypeError(f"read: dtype must be an integer dtype, not {given}")
     if salvage:
-        found = _salvage(file, head)
+        head, found = _salvaged(file)
+        kind = head.dtype if given is None else given
         return Salvaged(_as_dtype(found.values, kind, "read"), found.damaged)
+    head = read_header(file)
+    kind = head.dtype if given is None else given
     if bytes_left(file) is None:
         # a stream: its count is not held to its bytes, so the values come a
         # block at a time, and room grows only with what came
