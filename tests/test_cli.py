@@ -32,7 +32,7 @@ def test_errors_are_messages_not_tracebacks():
     result = fibnim("encode", "-3")
     assert result.returncode == 2 and "-3 is negative" in result.stderr
     result = fibnim("encode", "4.5")
-    assert result.returncode == 2 and "not an integer" in result.stderr
+    assert result.returncode == 2 and "not a decimal integer" in result.stderr
 
 
 # --- fibnim wythoff and fibnim classify ----------------------------------------------------
