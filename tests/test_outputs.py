@@ -197,3 +197,25 @@ def test_a_dataset_fibnim_wrote_reads_back_as_a_dataset(tmp_path):
         cwd=tmp_path,
     )  # fmt: skip
     assert done.returncode == 2 and "has a column named 'is_p'" in done.stderr, done.stderr
+
+
+def test_a_file_put_in_the_output_directory_during_the_run_is_kept(tmp_path, monkeypatch):
+    # --force was decided on the directory as it was before the run; one
+    # written there meanwhile is looked for again just before the replacement
+    from fibnim import _dataset as dataset_run
+    from fibnim import cli
+
+    _dataset(tmp_path / "ds")
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["classify", "ds", "-o", "out", "--game", "wythoff", "-q"]) == 0
+    mark = dataset_run._mark
+
+    def meanwhile(directory, game, where):
+        (tmp_path / "out" / "late.txt").write_text("written during the run\n")
+        mark(directory, game, where)
+
+    monkeypatch.setattr(dataset_run, "_mark", meanwhile)
+    status = cli.main(["classify", "ds", "-o", "out", "--game", "wythoff", "-q", "--force"])
+    assert status == 2
+    assert (tmp_path / "out" / "late.txt").read_text() == "written during the run\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ds", "out"]

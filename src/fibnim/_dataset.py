@@ -32,7 +32,7 @@ from fibnim._arrow import hold_arrow, load_parquet
 from fibnim._classify import GameName
 from fibnim._errors import DataError, UsageError, in_one_line
 from fibnim._files import Sink
-from fibnim._output import MARKER, answer_names
+from fibnim._output import MARKER, answer_names, check_directory_output
 from fibnim._parquet import ParquetSource
 from fibnim._plan import ClassifyRun
 from fibnim._run import (
@@ -255,6 +255,8 @@ def classify_dataset(run: ClassifyRun) -> int:
                     bar.update(done_rows)
             signals.check()
             _mark(temporary, run.rules.name, where)
+            # again, just before: a file put there during the run is not fibnim's
+            check_directory_output(target, where, run.force)
             _replace_directory(temporary, os.path.realpath(target))
     except BaseException:
         shutil.rmtree(temporary, ignore_errors=True)
