@@ -139,3 +139,14 @@ def test_every_files_rows_in_order_in_a_file_of_its_name(tmp_path):
         assert moves == expected[:, 1].tolist()
     total = sum(len(rows) for rows in parts.values())
     assert f"wythoff: {total:,} positions (piles x, y)" in done.stderr
+
+
+def test_a_file_of_no_rows_keeps_the_datasets_types(tmp_path):
+    ds = tmp_path / "ds"
+    empty = pa.array([], pa.int64())
+    _write(ds, "a.parquet", id=empty, x=empty, y=empty)
+    _write(ds, "b.parquet", id=[7], x=[3], y=[5])
+    done = _run(tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert pq.read_schema(tmp_path / "out" / "a.parquet").field("id").type == pa.int64()
+    assert _answers(tmp_path)["id"].to_pylist() == [7]

@@ -28,6 +28,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from fibnim._arrow import hold_arrow, load_parquet
 from fibnim._classify import GameName
 from fibnim._errors import DataError, UsageError, in_one_line
@@ -177,6 +179,12 @@ def _classify_file(part: _Part) -> tuple[int, int]:
                 sink.write(positions, done.result, done.rows, done.kept)
                 rows += done.rows
                 p_positions += done.p_positions
+            if not rows:  # a file of no rows: its columns of the dataset's types all the same
+                import pyarrow as pa
+
+                k = len(part.pick)
+                empty = [pa.array([], type=field.type) for field in part.schema]
+                sink.write(np.empty((0, k), np.int64), np.empty((0, 1 + k), np.int64), 0, empty)
             sink.commit()
         except BaseException:
             sink.abort()
@@ -225,7 +233,6 @@ def classify_dataset(run: ClassifyRun) -> int:
     chunk = run.chunk = run.chunk or default_chunk(threads, len(names))
     parent = os.path.dirname(os.path.abspath(target))
     temporary = os.path.join(parent, f".{os.path.basename(target)}.{secrets.token_hex(8)}")
-    # (parent is absolute: so are the targets)
     parts = [
         _Part(
             path,
