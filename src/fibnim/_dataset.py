@@ -39,13 +39,13 @@ from fibnim._parquet import ParquetSource
 from fibnim._plan import ClassifyRun
 from fibnim._run import (
     Signals,
-    _dask_submit,
-    _in_order,
-    _solve,
     columns_hint,
     dask_client,
+    dask_submit,
     default_chunk,
+    in_order,
     progress,
+    solve_chunk,
     summary,
 )
 from fibnim._source import pile_columns
@@ -173,7 +173,7 @@ def _classify_file(part: _Part) -> tuple[int, int]:
         rows = p_positions = 0
         try:
             for first, positions, kept in source.chunks(part.chunk):
-                done = _solve(
+                done = solve_chunk(
                     positions, part.game, part.bound, None, part.name, first, kept, part.pick
                 )
                 sink.write(positions, done.result, done.rows, done.kept)
@@ -252,10 +252,10 @@ def classify_dataset(run: ClassifyRun) -> int:
     try:
         os.mkdir(temporary)
         with Signals(pool) as signals:
-            submit = signals.submit_watched(pool) if pool is not None else _dask_submit(client)
+            submit = signals.submit_watched(pool) if pool is not None else dask_submit(client)
             window = run.threads + 1 if client is None else len(parts)
             tasks = iter([(_classify_file, (part,)) for part in parts])
-            for done_rows, done_p in _in_order(submit, tasks, window, signals):
+            for done_rows, done_p in in_order(submit, tasks, window, signals):
                 rows += done_rows
                 p_positions += done_p
                 if bar is not None:

@@ -120,7 +120,7 @@ def _input_buffer(nbytes: int) -> NDArray[np.uint8]:
     return held
 
 
-def _solve(
+def solve_chunk(
     positions: NDArray[Any],
     game: GameName,
     bound: int | None,
@@ -157,7 +157,7 @@ def _random_rows(
     source: _Random, start: int, count: int, bound: int | None, sink: Sink | None
 ) -> _Done:
     """A task that makes its own positions, so that making them runs in parallel too."""
-    return _solve(source.positions(start, count), source.game, bound, sink, first=start)
+    return solve_chunk(source.positions(start, count), source.game, bound, sink, first=start)
 
 
 def _npy_rows(
@@ -178,9 +178,9 @@ def _npy_rows(
     rows = source.window(start, stop, _input_buffer(nbytes) if direct else None)
     pick = source.pick
     if pick is None:
-        return _solve(rows, game, bound, sink, source.name, start)
+        return solve_chunk(rows, game, bound, sink, source.name, start)
     kept = None if direct else list(rows.T)
-    return _solve(rows[:, pick], game, bound, sink, source.name, start, kept, pick)
+    return solve_chunk(rows[:, pick], game, bound, sink, source.name, start, kept, pick)
 
 
 def _tasks(
@@ -211,7 +211,10 @@ def _tasks(
             yield _raise, (error,)
         return
     for first, positions, kept in source.chunks(chunk):
-        yield _solve, (positions, game, bound, None, source.name, first, kept, source.pick, render)
+        yield (
+            solve_chunk,
+            (positions, game, bound, None, source.name, first, kept, source.pick, render),
+        )
 
 
 def _text_rows(
@@ -224,7 +227,7 @@ def _text_rows(
 ) -> _Done:
     """A task that splits its own blocks of the text and makes their piles values."""
     _, positions, kept = source.chunk(first, blocks)
-    return _solve(positions, game, bound, None, source.name, first, kept, source.pick, render)
+    return solve_chunk(positions, game, bound, None, source.name, first, kept, source.pick, render)
 
 
 def _raise(error: BaseException) -> None:
@@ -396,7 +399,7 @@ def _watched(stop: threading.Event, function: Callable[..., Any], *arguments: An
         return function(*arguments)
 
 
-def _in_order(
+def in_order(
     submit: Callable[..., Future[Any]], tasks: Iterator[Any], window: int, signals: Signals
 ) -> Iterator[Any]:
     """The results of tasks, in order, with at most `window` of them in flight."""
@@ -473,9 +476,9 @@ def classify_file(run: ClassifyRun) -> int:
             # before each read that may wait: a signal raised in a finalizer is
             # lost, and one given to a worker thread interrupts no read
             source.watch(signals.wait_for)
-            submit = signals.submit_watched(pool) if pool is not None else _dask_submit(client)
+            submit = signals.submit_watched(pool) if pool is not None else dask_submit(client)
             tasks = _tasks(source, run.rules.name, run.bound, chunk, client is not None, sink)
-            for done in _in_order(submit, tasks, threads + 1, signals):
+            for done in in_order(submit, tasks, threads + 1, signals):
                 signals.check()
                 if sink is not None:
                     sink.write(done.positions, done.result, done.rows, done.kept, done.text)
@@ -693,7 +696,7 @@ def _dask_workers(client: Any) -> int:
     return max(1, int(sum(client.nthreads().values())))
 
 
-def _dask_submit(client: Any) -> Callable[..., Any]:
+def dask_submit(client: Any) -> Callable[..., Any]:
     def submit(function: Callable[..., Any], *arguments: Any) -> Any:
         return client.submit(function, *arguments, pure=False)
 
