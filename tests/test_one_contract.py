@@ -170,3 +170,17 @@ def test_two_faults_at_once_give_one_error_alike_on_both_backends(out_dtype):
     ):
         seen = on_both(call)
         assert seen[0] == seen[1], seen
+
+
+@pytest.mark.parametrize("dtype", ["boolean", "bool[pyarrow]", "Float64", "category", "string"])
+def test_pandas_types_that_hold_no_integers_are_refused_alike(dtype):
+    # a nullable bool went round the conversion for ever (RecursionError)
+    values = pd.Series([True, False] if "bool" in dtype else [1, 2], dtype=dtype)
+    for backend in ("cython", "python"):
+        before = _backend.name()
+        _backend.use(backend)
+        try:
+            with pytest.raises(TypeError, match=r"must have an integer dtype, not"):
+                fibnim.encode(values)
+        finally:
+            _backend.use(before)

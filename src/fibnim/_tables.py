@@ -290,13 +290,13 @@ def extension(value: Any) -> str | None:
     None for numpy's types and every other value."""
     if not is_labelled(value) or library(value) != "pandas":
         return None
-    # pandas' types of integers and bools alone: a category or a text column
-    # is refused by its type, as numpy's types are
+    # pandas' types of integers alone: a category, text, floats or bools
+    # are refused by their type, as numpy's are
     names = {
         type(d).__name__
         for d in dtypes(value)
         if not isinstance(d, np.dtype)
-        and np.dtype(getattr(d, "numpy_dtype", getattr(d, "subtype", object))).kind in "biu"
+        and np.dtype(getattr(d, "numpy_dtype", getattr(d, "subtype", object))).kind in "iu"
     }
     if not names:
         return None

@@ -464,10 +464,9 @@ class Elementwise(_Front):  # type: ignore[misc]
         for value, name in zip(inputs, d.inputs, strict=False):
             found = _tables.dtypes(value) if _tables.is_labelled(value) else [None]
             for dtype in found:
-                # pandas' types but its integers' (a category) have no numpy_dtype
-                numpy = getattr(dtype, "numpy_dtype", None)
-                numpy = dtype if isinstance(dtype, np.dtype) else numpy
-                kind = "i" if dtype is None else getattr(numpy, "kind", "?")
+                # pandas' own integer types were made numpy's above: any other
+                # of its types (a category, text) is refused here
+                kind = "i" if dtype is None else dtype.kind if isinstance(dtype, np.dtype) else "?"
                 if kind not in "iuO":
                     raise TypeError(
                         f"{d.function}: {name} must have an integer dtype, not {dtype}"
