@@ -380,9 +380,9 @@ class Elementwise(_Front):  # type: ignore[misc]
                 if not np.can_cast(array.dtype, loop, casting):
                     raise _casting_error(self, casting, array.dtype, loop, i)
                 loops.append(loop)
-        # a Python int beside them takes their loop: numpy refuses it uint64's
-        # under "equiv" (and, oddly, not under "no")
-        if np.dtype(np.uint64) in loops and casting == "equiv":
+        # a Python int beside them takes their loop: newer numpys refuse it
+        # uint64's under "equiv" (and, oddly, not under "no"), as this one does
+        if np.dtype(np.uint64) in loops and casting == "equiv" and _equiv_refuses_int():
             if any(isinstance(a, int) for a in arrays):
                 raise TypeError(
                     f"cannot cast Python int to uint64 under the casting rule {casting!r}"
@@ -631,6 +631,17 @@ def _where_mask(where: str, mask: Any) -> Any:
     if isinstance(mask, np.ndarray) and mask.dtype != np.bool_:
         raise TypeError(f"{where}: where= must be an array of bools, not of {mask.dtype}")
     return mask if isinstance(mask, np.ndarray) else np.asarray(mask, dtype=bool)
+
+
+@functools.cache
+def _equiv_refuses_int() -> bool:
+    """Whether this numpy refuses a Python int into a uint64 loop under
+    casting="equiv" (2.0 takes it; later ones refuse it)."""
+    try:
+        np.add(np.zeros(1, np.uint64), 1, casting="equiv")
+    except TypeError:
+        return True
+    return False
 
 
 def _shape(shape: tuple[int, ...]) -> str:
