@@ -12,6 +12,7 @@ from cpython.ref cimport PyObject
 
 cdef extern from "Python.h":
     object PyObject_Vectorcall(object callable, PyObject** args, size_t nargsf, PyObject* kwnames)
+    Py_ssize_t PY_SSIZE_T_MAX
 
 cdef tuple WHERE = ("where",)  # the keyword names of a call with where=
 
@@ -19,6 +20,17 @@ cdef uint64_t PILE_LIMIT = 0x7FFFFFFFFFFFFFFF  # 2**63 - 1: the pile bound of ev
 
 # whether the compiled backend is the one in use (fibnim._backend.use sets it)
 cdef bint compiled_active = True
+
+# fibnim._threads.ufunc_call, which splits an array call over threads, and the
+# fewest values a call needs to be handed to it: a smaller call never leaves C
+cdef object split_call = None
+cdef Py_ssize_t split_from = PY_SSIZE_T_MAX
+
+
+def set_split_call(function, Py_ssize_t values):
+    """Hand array calls of `values` values or more to function(ufunc, inputs, outs, where)."""
+    global split_call, split_from
+    split_call, split_from = function, values
 
 
 def set_compiled_active(bint active):
@@ -168,10 +180,12 @@ cdef class Front:
                     return answer
                 return (self.exact if whole else self.short_exact)(*args)
         cdef int arrays = 0, n = 0, j
+        cdef Py_ssize_t largest = 0
         cdef PyObject* stack[6]  # the inputs, the outs, where: a vectorcall's arguments
         for a in args:
             if integer_array(a):
                 arrays += 1
+                largest = max(largest, cnp.PyArray_SIZE(<cnp.ndarray>a))
             elif not small_int(a, PILE_LIMIT):
                 return self.general(*args, **kwargs)
             stack[n] = <PyObject*>a
@@ -204,8 +218,11 @@ cdef class Front:
                 if cnp.PyArray_TYPE(<cnp.ndarray>outs[j]) != self.output_types[j]:
                     return self.general(*args, **kwargs)
                 stack[n] = <PyObject*>outs[j]
+                largest = max(largest, cnp.PyArray_SIZE(<cnp.ndarray>outs[j]))
                 n += 1
         try:
+            if largest >= split_from and split_call is not None:
+                return split_call(ufunc, tuple(args), None if out is None else tuple(outs), where)
             if where is True:
                 return PyObject_Vectorcall(ufunc, stack, n, NULL)
             stack[n] = <PyObject*>where

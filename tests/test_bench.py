@@ -195,9 +195,11 @@ def test_every_target_is_reported(quick_results):
 
 
 def _with_samples(results, samples):
-    """results with the first kernel's largest size's repeats replaced (the size judged)."""
+    """results with the first kernel's largest size's repeats replaced (the size judged),
+    as a run on an idle machine (a busy one makes no regression: see below)."""
     changed = json.loads(json.dumps(results))
     changed["kernels"][0]["rows"][-1]["x_floor_samples"] = samples
+    changed["load"] = {"before": [0.0] * 3, "after": [0.0] * 3}
     return changed
 
 
@@ -226,6 +228,25 @@ def test_compare_flags_only_significant_regressions(quick_results):
     assert regressions == 0 and "faster" in text
     _, regressions = report.compare(quick_results, quick_results, 0.1)
     assert regressions == 0
+
+
+def test_a_change_within_a_runs_own_spread_or_on_a_busy_machine_is_no_regression(
+    quick_results,
+):
+    idle = {**quick_results, "load": {"before": [0.0] * 3, "after": [0.0] * 3}}
+    before = _with_samples(idle, [1.0, 1.01, 1.02, 1.03, 1.04, 1.05, 1.06])
+    # 30% slower by the medians, p = 1/1716, but its own repeats lie 2x apart
+    wide = _with_samples(before, [1.1, 1.3, 1.32, 1.33, 1.34, 1.35, 2.2])
+    text, regressions = report.compare(before, wide, 0.2)
+    assert regressions == 0 and "within the runs' own spread (100%)" in text
+    # the same 2x slowdown judged from an idle run and from a busy one
+    slower = _with_samples(before, [2.0, 2.01, 2.02, 2.03, 2.04, 2.05, 2.06])
+    assert report.compare(before, slower, 0.2)[1] == 1
+    loaded = json.loads(json.dumps(slower))
+    cores = loaded["machine"]["cores"]
+    loaded["load"] = {"before": [cores * 0.9] * 3, "after": [cores * 1.0] * 3}
+    text, regressions = report.compare(before, loaded, 0.2)
+    assert regressions == 0 and "inconclusive: the machine was busy" in text
 
 
 def test_the_u_test_is_exact():
@@ -342,6 +363,7 @@ def test_the_command_compares_and_its_exit_status_says_the_verdict(tmp_path, cap
     try:
         assert bench("--out", str(tmp_path)) == 0
         measured = json.loads((tmp_path / "results.json").read_text())
+        measured["load"] = {"before": [0.0] * 3, "after": [0.0] * 3}  # as on an idle machine
         for name, factor in [("slow.json", 1e9), ("fast.json", 1e-9)]:
             baseline = json.loads(json.dumps(measured))
             for kernel in baseline["kernels"]:
@@ -437,13 +459,42 @@ def test_the_file_pipelines_run_on_the_implementation_asked_for():
         pipelines.measure("quick", 1, print, {"FIBNIM_IMPLEMENTATION": "sve2"})
 
 
-def test_every_case_runs_split_across_threads():
-    # the threads column cuts every input (arrays, tuples of outputs, Series) per core
+def test_every_case_that_names_its_reads_has_a_bytes_floor_of_its_shape():
+    # the floor reads the words the call reads and writes the bytes it returns
     import numpy as np
 
-    for case in AVAILABLE:
-        inputs = case.make(100, np.random.default_rng(3))
-        run.threaded(case, inputs, 100)()
+    if "cython" not in _backend.available():
+        pytest.skip("the bytes floors are compiled")
+    before = _backend.name()
+    _backend.use("cython")
+    try:
+        for case in AVAILABLE:
+            if not case.reads:
+                continue
+            inputs = case.make(100, np.random.default_rng(3))
+            floor = run.bytes_floor_call(case, inputs, 100)
+            assert floor is not None, case.name
+            floor()
+    finally:
+        _backend.use(before)
+
+
+def test_the_bytes_floor_moves_exactly_its_words_and_bytes():
+    import numpy as np
+
+    if "cython" not in _backend.available():
+        pytest.skip("the bytes floors are compiled")
+    core = _backend._CORE
+    source = np.arange(1, 31, dtype=np.uint64)  # 3 arrays of 10 words
+    target = np.zeros(4 * 8 * 10 + 5, dtype=np.uint8)
+    assert core.bytes_floor(source, target, 3, 32)
+    xor = source[:10] ^ source[10:20] ^ source[20:]
+    words = target[:320].view(np.uint64).reshape(4, 10)
+    assert (words == xor + np.arange(4, dtype=np.uint64)[:, None]).all()
+    assert (target[320:] == 0).all()  # nothing past its bytes
+    assert not core.bytes_floor(source[:12], target, 4, 8)  # no loop of that shape
+    with pytest.raises(ValueError, match="fewer bytes"):
+        core.bytes_floor(source, target[:10], 3, 32)
 
 
 def test_a_case_whose_package_is_missing_is_left_out_and_said(monkeypatch):

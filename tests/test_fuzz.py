@@ -261,7 +261,11 @@ def test_any_input_gives_the_exact_answer_or_a_typed_error(backend, data):
             twin_kind, twin = outcome(lambda: call([a.copy() for a in before], with_out=False))
         finally:
             _backend.use("cython")
-        errors = [found[1] for found_kind, found in ((kind, answer), (twin_kind, twin)) if found_kind == "error"]
+        errors = [
+            found[1]
+            for found_kind, found in ((kind, answer), (twin_kind, twin))
+            if found_kind == "error"
+        ]
         if any("backend searches" in message for message in errors):
             return  # the searches' state limits differ by backend, as documented
         assert twin_kind == kind, (spec.name, answer, twin)

@@ -12,7 +12,9 @@ twin, exact and slow); `fibnim.implementation` which of the compiled core's
 implementations runs ("avx512ifma", "avx512", "avx2", "neon" or "scalar": the best
 this processor has, unless `fibnim.use_implementation` or the environment
 variable FIBNIM_IMPLEMENTATION chose another; `fibnim.implementations()`
-lists those it has).
+lists those it has). Large bulk calls run on every core the process may use:
+`fibnim.set_threads` (or the environment variable FIBNIM_NUM_THREADS) sets
+how many threads, `fibnim.get_threads` says.
 """
 
 from __future__ import annotations
@@ -36,6 +38,8 @@ if TYPE_CHECKING:  # what type checkers read; at run time each name loads on fir
     from fibnim._classify import GameName as GameName
     from fibnim._classify import classify as classify
     from fibnim._classify import random_positions as random_positions
+    from fibnim._threads import get_threads as get_threads
+    from fibnim._threads import set_threads as set_threads
     from fibnim.zeckendorf import *  # noqa: F403
 
 # Where each public name lives. They load on first use (PEP 562), not at
@@ -50,6 +54,8 @@ _NAMES = {
     "GameName": "fibnim._classify",
     "classify": "fibnim._classify",
     "random_positions": "fibnim._classify",
+    "get_threads": "fibnim._threads",
+    "set_threads": "fibnim._threads",
 }
 _OWN = ("__version__", "backend", "implementation")
 

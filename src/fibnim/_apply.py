@@ -9,12 +9,15 @@ element by element, to the exact function again.
 
 from __future__ import annotations
 
+import functools
+import math
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeAlias, TypeVar
 
 import numpy as np
 from numpy.typing import DTypeLike, NDArray
 
+from fibnim import _threads
 from fibnim._checks import (
     NONNEGATIVE,
     Bound,
@@ -240,24 +243,17 @@ def map_arrays(
     limit = _limit(high, inputs)
     signs = [a.dtype.kind == "i" for a in inputs]
     keeps = None if mask is None else _chunks(np.broadcast_to(mask, shape), 0)
-    start = 0
-    for chunks in zip(*(_chunks(a, c) for a, c in zip(spread, cores, strict=True)), strict=True):
+
+    def solve(
+        start: int, chunks: tuple[np.ndarray, ...], keep: np.ndarray | None
+    ) -> tuple[int, int, list[np.ndarray]]:
+        """(start, the kernel's answer, its inputs) for one chunk, its answers written."""
         arguments = [kernel_input(chunk) for chunk in chunks]
-        keep = None if keeps is None else next(keeps)
         if keep is not None and keep.all():
             keep = None
         if keep is not None:
             assert not any(cores), "a mask goes with elementwise kernels"
             arguments = [np.where(keep, a, np.uint64(1)) for a in arguments]
-        # as the kernel read them: signed input seen as signed again
-        seen = [a.view(np.int64) if s else a for a, s in zip(arguments, signs, strict=True)]
-
-        def check(start: int = start, seen: list[np.ndarray] = seen) -> None:
-            for chunk, own, name, c in zip(seen, inputs, names, cores, strict=True):
-                full = shape + ((c,) if c else ())
-                first = start * max(c, 1)
-                check_chunk(chunk, first, full, own.shape, where, name, low, high, extra)
-
         stop = start + len(chunks[0])
         written = [
             np.empty(stop - start, dtype=r.dtype)
@@ -268,23 +264,42 @@ def map_arrays(
             for r in rows
         ]
         bad = kernel(*arguments, *written, *options, limit)
-        if bad >= 0:
-            check()  # raises, naming the value the kernel stopped at
-            index = own_index(element_index(shape, start + bad), inputs[0].shape)
-            if result_check is not None:
-                value = int(seen[0].reshape(len(seen[0]), -1)[bad, 0])
-                test, bound = result_check
-                if test(value):
-                    raise refuse(where, names[0], index, value, bound)
-            raise RuntimeError(
-                f"{where}: {names[0]}{index_text(index, names[0])} (or another argument "
-                "there) was out of range when read and is not now: the array changed while "
-                "fibnim read it (nothing was computed from the changed value)"
-            )
-        if keep is not None and not checking:
+        if bad < 0 and keep is not None and not checking:
             for row, answer in zip(rows, written, strict=True):
                 np.copyto(row[start:stop], answer, where=keep)
-        start = stop
+        return start, bad, arguments
+
+    def tasks() -> Iterator[Callable[[], tuple[int, int, list[np.ndarray]]]]:
+        start = 0
+        for chunks in zip(
+            *(_chunks(a, c) for a, c in zip(spread, cores, strict=True)), strict=True
+        ):
+            yield functools.partial(solve, start, chunks, None if keeps is None else next(keeps))
+            start += len(chunks[0])
+
+    # the chunks on threads (each writes rows of its own; targets share no
+    # memory with the inputs), their answers looked at in order
+    for start, bad, arguments in _threads.windowed(tasks(), _threads.for_size(math.prod(shape))):
+        if bad < 0:
+            continue
+        # as the kernel read them: signed input seen as signed again
+        seen = [a.view(np.int64) if s else a for a, s in zip(arguments, signs, strict=True)]
+        for chunk, own, name, c in zip(seen, inputs, names, cores, strict=True):
+            full = shape + ((c,) if c else ())
+            first = start * max(c, 1)
+            # raises, naming the value the kernel stopped at
+            check_chunk(chunk, first, full, own.shape, where, name, low, high, extra)
+        index = own_index(element_index(shape, start + bad), inputs[0].shape)
+        if result_check is not None:
+            value = int(seen[0].reshape(len(seen[0]), -1)[bad, 0])
+            test, bound = result_check
+            if test(value):
+                raise refuse(where, names[0], index, value, bound)
+        raise RuntimeError(
+            f"{where}: {names[0]}{index_text(index, names[0])} (or another argument "
+            "there) was out of range when read and is not now: the array changed while "
+            "fibnim read it (nothing was computed from the changed value)"
+        )
     _copy_back(targets, outs)
 
 

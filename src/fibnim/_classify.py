@@ -29,7 +29,7 @@ from typing import Any, Literal, Protocol, overload
 import numpy as np
 from numpy.typing import NDArray
 
-from fibnim import _backend, _stop, _tables, fibonacci_nim, solvers
+from fibnim import _backend, _stop, _tables, _threads, fibonacci_nim, solvers
 from fibnim._apply import CHUNK, INT64_MAX, UINT64_MAX, overlap, result_array
 from fibnim._checks import NONNEGATIVE, Bound, check_chunk, check_int, integers, one_int
 
@@ -228,6 +228,7 @@ def classify(
     *,
     columns: Sequence[int] | None = ...,
     out: NDArray[np.int64] | None = ...,
+    threads: int | None = ...,
 ) -> NDArray[np.int64]: ...
 @overload
 def classify(
@@ -237,6 +238,7 @@ def classify(
     *,
     columns: Sequence[Any] | None = ...,
     out: NDArray[np.int64] | None = ...,
+    threads: int | None = ...,
 ) -> Any: ...
 def classify(
     positions: Any,
@@ -245,12 +247,14 @@ def classify(
     *,
     columns: Sequence[Any] | None = None,
     out: Any = None,
+    threads: int | None = None,
 ) -> Any:
     """Outcome and winning move of every position (row) of positions.
 
     One pass over the rows, a chunk at a time, by the game's fused kernel: each
     row is read once (with any strides: column slices, Fortran order and
     memory maps are not copied) and its row of the result written directly.
+    The chunks of a large array run on every core (see `threads`).
 
     Parameters
     ----------
@@ -276,6 +280,11 @@ def classify(
     out : ndarray of int64, shape (N, 1 + k), optional
         Where the result goes (a memory map of an output file, say); it may
         overlap positions.
+    threads : int, optional
+        How many threads the chunks run on (at most one per 2**16 rows). By
+        default as `fibnim.set_threads` says: every core the process may use,
+        but one inside the ``fibnim`` command's workers and a dask task. The
+        answers and errors are the same for every count.
 
     Returns
     -------
@@ -314,6 +323,7 @@ def classify(
            [ 0,  4,  7]])
     """
     rules = game_named(game)
+    threads = _threads.count(threads, "classify")
     if bound is not None:
         if not rules.bounded:
             raise ValueError(f"{game} has no bound on the next take")
@@ -326,8 +336,8 @@ def classify(
             quick = _quick(positions, rules)
             if quick is not None:
                 return quick
-        return classify_array(positions, out, game=game, bound=bound)
-    solve = functools.partial(classify_array, game=game, bound=bound)
+        return classify_array(positions, out, game=game, bound=bound, threads=threads)
+    solve = functools.partial(classify_array, game=game, bound=bound, threads=threads)
     return _tables.classify(positions, rules, columns, out, solve)
 
 
@@ -346,10 +356,16 @@ def _column_indices(positions: NDArray[Any], columns: Sequence[Any] | str) -> li
 
 
 def classify_array(
-    positions: Any, out: Any = None, *, game: GameName, bound: int | None
+    positions: Any,
+    out: Any = None,
+    *,
+    game: GameName,
+    bound: int | None,
+    threads: int | None = None,
 ) -> NDArray[np.int64]:
-    """classify of positions that are no table, bound already checked: an
-    integer array (N, k) or what numpy reads as one (a list of rows)."""
+    """classify of positions that are no table, bound and threads already
+    checked: an integer array (N, k) or what numpy reads as one (a list of
+    rows)."""
     rules = GAMES[game]
     array = integers(positions, "classify", "positions")
     if isinstance(array, int) or array.ndim != 2:
@@ -369,11 +385,21 @@ def classify_array(
     if rules.piles is None and k >= 3 and rules.name == "global-fibonacci-nim":
         _check_rows(array, 0, n)  # the search's box comes from every row
     run = rules.kernel(array, bound)
-    for start in range(0, n, CHUNK):
-        _stop.check()  # a CLI worker asked to stop ends within one chunk
-        stop = min(start + CHUNK, n)
-        bad = run(_as_uint64(array[start:stop]), target[start:stop], INT64_MAX)
-        if bad >= 0:
+
+    def solve(first: int, last: int) -> tuple[int, int, int] | None:
+        """Rows first..last a chunk at a time: the first refused (chunk, row)."""
+        for start in range(first, last, CHUNK):
+            _stop.check()  # a CLI worker asked to stop ends within one chunk
+            stop = min(start + CHUNK, last)
+            bad = run(_as_uint64(array[start:stop]), target[start:stop], INT64_MAX)
+            if bad >= 0:
+                return start, stop, bad
+        return None
+
+    parts = _threads.bounds(n, _threads.for_size(n, threads))
+    for refused in _threads.run_parts(solve, parts):
+        if refused is not None:
+            start, stop, bad = refused
             _check_rows(array, start, stop)  # raises, naming the value
             raise RuntimeError(
                 f"classify: row {start + bad} of positions was out of range when read and is "

@@ -26,7 +26,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 import fibnim
-from fibnim import _backend, _stop
+from fibnim import _backend, _stop, _threads
 from fibnim._arrow import hold_arrow
 from fibnim._classify import GameName, classify, column_list, random_positions
 from fibnim._delimited import TextSource
@@ -395,7 +395,7 @@ WAIT = 0.05  # seconds between looks at the signals while a chunk is computed
 
 
 def _watched(stop: threading.Event, function: Callable[..., Any], *arguments: Any) -> Any:
-    with _stop.watching(stop):
+    with _stop.watching(stop), _threads.limited(1):  # the pool's workers are the cores
         return function(*arguments)
 
 
@@ -698,6 +698,7 @@ def _dask_workers(client: Any) -> int:
 
 def dask_submit(client: Any) -> Callable[..., Any]:
     def submit(function: Callable[..., Any], *arguments: Any) -> Any:
-        return client.submit(function, *arguments, pure=False)
+        # a worker's threads are its cores: each task on one
+        return client.submit(_threads.single, function, *arguments, pure=False)
 
     return submit

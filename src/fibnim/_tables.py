@@ -43,6 +43,7 @@ from typing import Any, TypeVar
 import numpy as np
 from numpy.typing import NDArray
 
+from fibnim import _threads
 from fibnim._arrow import int64_array
 from fibnim._output import answer_names
 
@@ -149,7 +150,8 @@ def on_partitions(function: Callable[..., Any]) -> Callable[..., Any]:
 def _on_partition(function: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     token = _PARTITION.set(True)
     try:
-        return function(*args, **kwargs)
+        with _threads.limited(1):  # dask runs the partitions side by side
+            return function(*args, **kwargs)
     finally:
         _PARTITION.reset(token)
 
@@ -593,7 +595,7 @@ def map_blocks(
         piles = piles.rechunk({piles.ndim - 1: -1})  # each position whole in one block
 
         def on_positions(block: np.ndarray, block_info: Any = None) -> Any:
-            with index_offset(_start(block_info)):
+            with index_offset(_start(block_info)), _threads.limited(1):
                 return _stacked(function(block, *args[1:], **kwargs))
 
         empty = np.zeros((0,) * (piles.ndim - 1) + piles.shape[-1:], dtype=piles.dtype)
@@ -607,7 +609,7 @@ def map_blocks(
 
     def on_blocks(*blocks: np.ndarray, block_info: Any = None) -> Any:
         named = dict(zip(names, blocks[count:], strict=True))
-        with index_offset(_start(block_info)):
+        with index_offset(_start(block_info)), _threads.limited(1):
             return _stacked(function(*blocks[:count], **named, **constants))
 
     empties = [np.zeros((0,) * a.ndim, dtype=a.dtype) for a in arrays]

@@ -1,7 +1,9 @@
 """The report of a `fibnim bench` run: results.json, report.md, and PNG plots.
 
 results.json (validated against `SCHEMA`, a JSON Schema):
-- `schema` (1), `mode` (quick, default, full), `when`, `machine`: cpu, cores,
+- `schema` (1), `mode` (quick, default, full), `when`, `commit` (where fibnim
+  runs from a git checkout: `id`, the commit, and `clean`, whether the tree
+  held no change to it; null elsewhere, missing in older runs), `machine`: cpu, cores,
   platform, python, numpy, cython (the version that generated the compiled
   core), compiler_flags, fibnim, backend,
   implementation (the compiled core's implementation that ran the suite),
@@ -14,9 +16,11 @@ results.json (validated against `SCHEMA`, a JSON Schema):
   `call_overhead_us` (one call on one element), `path_target` (the x_floor at
   10**7 each vector implementation must reach; the scalar one, twice it) and
   `rows`, one per size: `size`, and ns per element as {median, min, max} for
-  `compiled`, `floor`, and where measured `by_hand`, `pure`, `all_threads` (the compiled core on
-  every core); at the largest size also `peak_mb` (the most one call allocates)
-  and `by_hand_wrong` (how many answers numpy by hand got wrong);
+  `compiled`, `floor`, and where measured `by_hand`, `pure`, `all_threads`
+  (the compiled core on every core, its own split), `bytes_floor` (a compiled
+  pass that reads the words and writes the bytes the call does, see
+  fibnim_c/floors.h); at the largest size also `peak_mb` (the most one call
+  allocates) and `by_hand_wrong` (how many answers numpy by hand got wrong);
   `x_floor_samples`, each repeat's time over the floor's, the two timed in
   turns (what `compare` tests; missing in runs before it).
 - `solvers`: name, size, seconds, target_seconds (or null).
@@ -29,10 +33,10 @@ results.json (validated against `SCHEMA`, a JSON Schema):
   kernel, `name`, `size` (its largest), `by_hand` (ns per element of numpy by
   hand, where there is one) and `paths`: per implementation, `ns` (median ns
   per element), `x_floor` (the median of `x_floor_samples`, each repeat's time
-  over the floor's, timed in turns) and, with `--peers`, for a kernel with a
-  numba peer: `numba_ns`, `numba_x_floor` (the peer compiled for that
-  implementation's instruction set, timed in turns with the same floor in a
-  process of its own), `numba_target` (the NUMBA_CPU_NAME and
+  over the floor's, timed in turns), `x_bytes` (over the bytes floor) and,
+  with `--peers`, for a kernel with a numba peer: `numba_ns`, `numba_x_floor`
+  (the peer compiled for that implementation's instruction set, timed in
+  turns with the same floor in a process of its own), `numba_target` (the NUMBA_CPU_NAME and
   NUMBA_CPU_FEATURES it was compiled with) and `x_numba`, fibnim's time over
   numba's (x_floor over numba_x_floor; the target is at most 1 / 1.5).
 - `calls` (may be missing): the cost of one call, in microseconds (median of
@@ -81,7 +85,8 @@ _LOAD = _array(_AT_LEAST_0, minItems=3, maxItems=3) | {"type": ["array", "null"]
 _KERNEL_ROW = _object(
     "size", "compiled", "floor",
     size=_SIZE, compiled=_TIMING, floor=_TIMING, by_hand=_TIMING, pure=_TIMING,
-    all_threads=_TIMING, peak_mb=_AT_LEAST_0, by_hand_wrong={"type": "integer", "minimum": 0},
+    all_threads=_TIMING, bytes_floor=_TIMING, peak_mb=_AT_LEAST_0,
+    by_hand_wrong={"type": "integer", "minimum": 0},
     x_floor_samples=_array(_POSITIVE),
 )  # fmt: skip
 _TARGETS = {"type": "object", "additionalProperties": False, "properties": {
@@ -89,8 +94,8 @@ _TARGETS = {"type": "object", "additionalProperties": False, "properties": {
 }}  # fmt: skip
 _PATH = _object(
     "ns", "x_floor",
-    ns=_POSITIVE, x_floor=_POSITIVE, numba_ns=_POSITIVE, numba_x_floor=_POSITIVE,
-    x_numba=_POSITIVE, numba_target={"type": "string"},
+    ns=_POSITIVE, x_floor=_POSITIVE, x_bytes=_POSITIVE, numba_ns=_POSITIVE,
+    numba_x_floor=_POSITIVE, x_numba=_POSITIVE, numba_target={"type": "string"},
 )  # fmt: skip
 _CALL = _object(
     "name", "peer", "peer_us", "ints_us", *_FORMS,
@@ -111,6 +116,11 @@ SCHEMA: dict[str, Any] = {
         schema={"const": 1},
         mode={"enum": ["quick", "default", "full"]},
         when={"type": "string"},
+        commit={"oneOf": [
+            {"type": "null"},
+            _object("id", "clean", id={"type": "string", "pattern": "^[0-9a-f]{40}$"},
+                    clean={"type": "boolean"}),
+        ]},
         load=_object(before=_LOAD, after=_LOAD),
         machine=_object(
             "cpu", "cores", "python", "numpy", "fibnim", "backend",
@@ -167,6 +177,8 @@ def headline(kernel: dict[str, Any]) -> dict[str, Any]:
     if "by_hand" in top:
         figures["x_hand"] = top["by_hand"]["median"] / compiled
         figures["hand_wrong"] = top.get("by_hand_wrong")
+    if "bytes_floor" in top:
+        figures["x_bytes"] = compiled / top["bytes_floor"]["median"]
     if "all_threads" in top:
         figures["threads_speedup"] = compiled / top["all_threads"]["median"]
     figures["peak_mb"] = top.get("peak_mb")
@@ -301,12 +313,16 @@ of repeats; outputs preallocated where the API takes `out=`, input checks includ
 - **x floor**: that time over the floor's, `np.add(a, b, out=c)` on int64 (or \
 `np.equal` into bools) over arrays of the same length, timed in turns with it in \
 the same run: about 1 is memory speed.
+- **x bytes**: that time over the kernel's own bytes floor, a compiled pass that \
+reads the words a call reads and writes the bytes it writes, with plain stores \
+(fibnim_c/floors.h): about 1 is the arithmetic hidden under the memory traffic.
 - **x pure**: how many times slower per element the pure-Python twin is, timed at \
 the largest size it ran.
 - **x numpy (wrong)**: how many times slower the numpy code one writes by hand is, \
 and how many of its answers are wrong (the float formula).
-- **threads**: how many times faster the kernel runs on every core than on one \
-(- where not measured: --quick runs one thread).
+- **threads**: how many times faster the call runs on every core than on one, \
+by fibnim's own split of the call over threads (- where not measured: a --quick \
+run's sizes stay on one thread).
 - **call us**: microseconds for one call on a one-element array (the per-call \
 cost; the *Per call* section compares it with numpy's own ufuncs).
 - **peak MB**: the most memory one call allocates at once, at the largest size, as \
@@ -325,7 +341,9 @@ _FILES = (
 _BY_SIZE = "ns per element, compiled / floor (pure, numpy by hand where measured)."
 
 
-_KERNEL_HEAD = "kernel, N, ns/element, x floor, x pure, x numpy (wrong), threads, call us, peak MB"
+_KERNEL_HEAD = (
+    "kernel, N, ns/element, x floor, x bytes, x pure, x numpy (wrong), threads, call us, peak MB"
+)
 
 
 def _kernel_row(kernel: dict[str, Any]) -> list[Any]:
@@ -333,8 +351,8 @@ def _kernel_row(kernel: dict[str, Any]) -> list[Any]:
     hand = f"{_number(f['x_hand'])} ({_number(f.get('hand_wrong'))})" if "x_hand" in f else ""
     threads = _number(f.get("threads_speedup")) or "-"
     size = f"{f['size']:.0e}"
-    return [kernel["name"], size, f["ns"], f["x_floor"], f.get("x_pure"), hand, threads,
-            f["overhead_us"], f.get("peak_mb")]  # fmt: skip
+    return [kernel["name"], size, f["ns"], f["x_floor"], f.get("x_bytes"), f.get("x_pure"),
+            hand, threads, f["overhead_us"], f.get("peak_mb")]  # fmt: skip
 
 
 def _section(title: str, text: str, head: list[str], rows: list[list[Any]]) -> list[str]:
@@ -353,7 +371,8 @@ def markdown(results: dict[str, Any], plots: list[str] | None = None) -> str:
     lines = [
         "# fibnim benchmark report",
         "",
-        f"{results['when']}, mode {results['mode']}. Machine: {m['cpu']}, {m['cores']} cores, "
+        f"{results['when']}, mode {results['mode']}, {_commit(results)}. "
+        f"Machine: {m['cpu']}, {m['cores']} cores, "
         f"{m['platform']}; Python {m['python']}, numpy {m['numpy']}, Cython {m['cython']}; "
         f"fibnim {m['fibnim']} (backend {m['backend']}, implementation {path}{of}).{features}",
         "",
@@ -404,6 +423,15 @@ def markdown(results: dict[str, Any], plots: list[str] | None = None) -> str:
     if plots:
         lines += ["", "## Plots", ""] + [f"![{p}]({p})" for p in plots]
     return "\n".join(lines) + "\n"
+
+
+def _commit(results: dict[str, Any]) -> str:
+    """The commit a run measured, as the report's first line names it."""
+    commit = results.get("commit")
+    if not commit:
+        return "commit not recorded"
+    state = "" if commit["clean"] else ", with changes not committed"
+    return f"commit {commit['id'][:12]}{state}"
 
 
 def _by_size(kernel: dict[str, Any], size: int) -> str:
@@ -536,8 +564,9 @@ def implementation_table(results: dict[str, Any]) -> list[str]:
     text = (
         "Each kernel at its largest size on every implementation this processor runs, "
         "on the same inputs: ns per element (x np.add floor, median of repeats timed in "
-        "turns with the floor). A target (at N = 1e+07: the vector implementations at "
-        "most the figure, the scalar one twice it) is marked met (yes) or **not**; "
+        "turns with the floor; x its bytes floor, on one thread each). A target (at "
+        "N = 1e+07: the vector implementations at most the figure, the scalar one twice "
+        "it) is marked met (yes) or **not**; "
         "x numpy is how many times faster than numpy by hand; ÷ numba (with --peers) is "
         "fibnim's time over an exact numba kernel's, compiled for the same instruction "
         f"set, marked **not** above {_number(NUMBA_TARGET)} (numba 1.5 times as slow)."
@@ -564,7 +593,8 @@ def _path_cell(row: dict[str, Any], path: str, results: dict[str, Any]) -> str:
     figures = row["paths"].get(path)
     if figures is None:
         return ""
-    cell = f"{_number(figures['ns'])} ({_number(figures['x_floor'])}x)"
+    cell = f"{_number(figures['ns'])} ({_number(figures['x_floor'])}x"
+    cell += f", {_number(figures['x_bytes'])}x bytes)" if "x_bytes" in figures else ")"
     target = path_target(row["name"], path, results)
     if target is not None and row["size"] >= TARGET_SIZE:
         cell += " yes" if figures["x_floor"] <= target else " **not**"
@@ -840,13 +870,18 @@ def compare(
 
     A kernel is judged at the largest size both runs have (where its targets
     are, and timings vary least); smaller sizes are listed for information. It
-    got slower when its median rose by more than `threshold` (0.2: 20%) and the
-    repeats of the two runs differ beyond chance: a one-sided Mann-Whitney U
-    test (exact) at level `alpha`, as pyperf and asv decide, over ratios to a
-    floor timed in turns with the kernel, which move little when the machine
-    is busier or slower (the docs' speed page says how much). Five repeats a
-    side are the fewest that can reach p < 0.01; runs have seven."""
+    got slower when its median rose by more than `threshold` (0.2: 20%) and
+    by more than the spread either run measured of itself (its repeats' max
+    over min, less 1: asv's factor is the same idea), and the repeats of the
+    two runs differ beyond chance: a one-sided Mann-Whitney U test (exact) at
+    level `alpha`, as pyperf and asv decide, over ratios to a floor timed in
+    turns with the kernel, which move little when the machine is busier or
+    slower (the docs' speed page says how much). Five repeats a side are the
+    fewest that can reach p < 0.01; runs have seven. Where either run was made
+    on a busy machine (`busy`), such a change is called inconclusive, not a
+    regression: a busy core moves a kernel and its floor apart."""
     before = {k["name"]: {r["size"]: r for r in k["rows"]} for k in old["kernels"]}
+    loaded = busy(old) is not None or busy(new) is not None
     rows, regressions = [], 0
     for kernel in new["kernels"]:
         shared = [r for r in kernel["rows"] if r["size"] in before.get(kernel["name"], {})]
@@ -863,8 +898,14 @@ def compare(
             elif p is None:
                 verdict = "not tested: one sample"
             elif abs(change) > threshold and p < alpha:
-                verdict = "REGRESSION" if slower else "faster"
-                regressions += slower
+                spread = max(_spread(was), _spread(now))
+                if abs(change) <= spread:
+                    verdict = f"within the runs' own spread ({spread:.0%})"
+                elif loaded and slower:
+                    verdict = "inconclusive: the machine was busy"
+                else:
+                    verdict = "REGRESSION" if slower else "faster"
+                    regressions += slower
             medians = statistics.median(was), statistics.median(now)
             size, p_text = f"{row['size']:.0e}", _number(p, 2)
             rows.append([kernel["name"], size, *medians, f"{change:+.1%}", p_text, verdict])
@@ -890,6 +931,11 @@ def _ratios(row: dict[str, Any]) -> list[float]:
     """A row's repeats of time over floor (one, from the medians, in older runs)."""
     samples: list[float] | None = row.get("x_floor_samples")
     return samples or [row["compiled"]["median"] / row["floor"]["median"]]
+
+
+def _spread(ratios: list[float]) -> float:
+    """How far a run's repeats lie apart: max over min, less 1."""
+    return max(ratios) / min(ratios) - 1
 
 
 def _u_tail(larger: list[float], smaller: list[float]) -> float:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import itertools
 import json
 import math
 import os
@@ -17,7 +16,6 @@ import time
 import timeit
 import tracemalloc
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,7 +23,7 @@ from typing import Any
 import numpy as np
 
 import fibnim
-from fibnim import _backend
+from fibnim import _backend, _threads
 from fibnim.bench import coding, pipelines
 from fibnim.bench.suite import (
     CALL_X_EQUAL,
@@ -132,30 +130,24 @@ def floor_call(kind: str, size: int) -> Callable[[], Any]:
     return lambda: ufunc(a, b, out=out)
 
 
-def sliced(inputs: Inputs, start: int, stop: int, size: int) -> Inputs:
-    """inputs with every array (numpy's, a tuple of them, a pandas Series) of
-    leading length `size` cut to rows start..stop."""
-
-    def cut(value: Any) -> Any:
-        if isinstance(value, tuple):
-            return tuple(map(cut, value))
-        if getattr(value, "ndim", 0) and value.shape[0] == size:
-            return value.iloc[start:stop] if hasattr(value, "iloc") else value[start:stop]
-        return value
-
-    return {key: cut(value) for key, value in inputs.items()}
-
-
-def threaded(case: Case, inputs: Inputs, size: int) -> Callable[[], Any]:
-    """case over inputs split in a part per core, run at once (the kernels release the GIL)."""
-    bounds = np.linspace(0, size, _backend.cores() + 1).astype(int)
-    parts = [sliced(inputs, int(a), int(b), size) for a, b in itertools.pairwise(bounds)]
-
-    def run() -> None:
-        with ThreadPoolExecutor(max_workers=len(parts)) as pool:
-            list(pool.map(case.call, parts))
-
-    return run
+def bytes_floor_call(case: Case, inputs: Inputs, size: int) -> Callable[[], Any] | None:
+    """The bytes floor of case over `size` elements (fibnim_c/floors.h): a
+    compiled pass that reads as many 8-byte words an element as the call reads
+    (its `reads`) and writes as many bytes as it returns, with plain stores
+    (None where the case names no reads, or the shape has no loop)."""
+    if not case.reads:
+        return None
+    words = sum(getattr(inputs[key], "nbytes", 0) for key in case.reads) // (8 * size)
+    answer = case.call(inputs)
+    answers = answer if isinstance(answer, tuple) else (answer,)
+    written = sum(np.asarray(a).nbytes for a in answers) // size
+    source = np.arange(size * words, dtype=np.uint64)
+    target = np.empty(size * written, dtype=np.uint8)
+    core = _backend._CORE
+    assert core is not None, "the bench runs on the compiled core"
+    if not core.bytes_floor(source[:words], target[:written], words, written):
+        return None
+    return lambda: core.bytes_floor(source, target, words, written)
 
 
 def peak_megabytes(function: Callable[[], Any]) -> float:
@@ -182,15 +174,18 @@ def measure_size(case: Case, inputs: Inputs, size: int, plan: Plan, last: bool) 
         return functools.partial(case.call, copied)
 
     _backend.use("cython")
-    compiled, floor, ratios = paired(
-        fresh, functools.partial(floor_call, case.floor, size), repeats
-    )
+    with _threads.limited(1):  # as its floor runs: the split is timed apart (all_threads)
+        compiled, floor, ratios = paired(
+            fresh, functools.partial(floor_call, case.floor, size), repeats
+        )
     row: dict[str, Any] = {
         "size": size,
         "compiled": per_element(compiled, size),
         "floor": per_element(floor, size),
         "x_floor_samples": ratios,
     }
+    if (bytes_floor := bytes_floor_call(case, inputs, size)) is not None:
+        row["bytes_floor"] = per_element(timed(bytes_floor, repeats), size)
     if (hand := _by_hand(case, inputs, size, max(1, repeats // 2))) is not None:
         row["by_hand"] = hand
     if size <= plan.pure_size:
@@ -198,8 +193,10 @@ def measure_size(case: Case, inputs: Inputs, size: int, plan: Plan, last: bool) 
         row["pure"] = per_element(timed(call, 1), size)
         _backend.use("cython")
     if last:
-        if _backend.cores() > 1 and size >= 10**6:  # smaller, starting threads is what is timed
-            row["all_threads"] = per_element(timed(threaded(case, inputs, size), repeats), size)
+        if _backend.cores() > 1 and size >= 10**6:  # smaller, one thread is the rule
+            # fibnim's own split, on every core the process may use
+            with _threads.limited(_backend.cores()):
+                row["all_threads"] = per_element(timed(call, repeats), size)
         row["peak_mb"] = peak_megabytes(call)
         if case.by_hand is not None and case.wrong is not None:
             exact = call()
@@ -409,15 +406,20 @@ def on_every_path(
     row: dict[str, Any] = {"name": case.name, "size": size, "paths": {}}
     if (hand := _by_hand(case, inputs, size, 3)) is not None:
         row["by_hand"] = hand["median"]
+    bytes_floor = bytes_floor_call(case, inputs, size)
+    bytes_seconds = None if bytes_floor is None else timed(bytes_floor, plan.repeats)["median"]
     for name in paths or _backend.implementations():
         _backend.use_implementation(name)
-        compiled, _, ratios = paired(
-            lambda: functools.partial(case.call, inputs),
-            functools.partial(floor_call, case.floor, size),
-            plan.repeats,
-        )
+        with _threads.limited(1):
+            compiled, _, ratios = paired(
+                lambda: functools.partial(case.call, inputs),
+                functools.partial(floor_call, case.floor, size),
+                plan.repeats,
+            )
         x_floor = statistics.median(ratios)
         figures = {"ns": compiled["median"] / size * 1e9, "x_floor": x_floor}
+        if bytes_seconds is not None:
+            figures["x_bytes"] = compiled["median"] / bytes_seconds
         if peers and case.peer is not None:
             numba = peer_figures(case, inputs, name, plan.repeats)
             figures |= {f"numba_{key}": value for key, value in numba.items()}
@@ -487,6 +489,7 @@ def run(
         "schema": 1,
         "mode": mode,
         "when": time.strftime("%Y-%m-%d %H:%M:%S %z"),
+        "commit": commit(),
         "machine": machine(),
         "load": {"before": _load()},
         "kernels": [],
@@ -525,6 +528,26 @@ def run(
         _backend.use(before)
     results["load"]["after"] = _load()
     return results
+
+
+def commit() -> dict[str, Any] | None:
+    """The git commit of the checkout fibnim runs from, and whether its tracked
+    files are as committed (None: not a checkout, or no git)."""
+    here = Path(fibnim.__file__).resolve().parent
+    try:
+        head = subprocess.run(
+            ["git", "-C", str(here), "rev-parse", "HEAD"], capture_output=True, text=True
+        )
+        changes = subprocess.run(
+            ["git", "-C", str(here), "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True,
+            text=True,
+        )
+    except OSError:
+        return None
+    if head.returncode != 0 or changes.returncode != 0:
+        return None
+    return {"id": head.stdout.strip(), "clean": not changes.stdout.strip()}
 
 
 def _load() -> list[float] | None:

@@ -69,6 +69,9 @@ class Case:
     path_target: float | None = None
     needs: str = ""  # an optional package the case needs; left out where it is not installed
     peer: Peer | None = None  # timed beside it with --peers
+    # the inputs the call reads (keys of its inputs): its bytes floor reads as many
+    # words per element and writes as many bytes as the call returns
+    reads: tuple[str, ...] = ()
 
     def available(self) -> bool:
         """Whether this environment has what the case needs."""
@@ -272,7 +275,7 @@ def _declared_case(declaration: Declaration) -> Case:
     def call(d: Inputs) -> Any:
         return function(*(d[name] for name in declaration.inputs), out=d["results"])
 
-    extras = dict(BY_NAME.get(declaration.name, {}))
+    extras = dict(BY_NAME.get(declaration.name, {}), reads=declaration.inputs)
     if "peer" in extras:  # it reads the declared inputs and writes the declared outputs
         extras["peer"] = (extras["peer"], declaration.inputs, declaration.outputs)
     if "by_hand" in extras:
@@ -294,6 +297,7 @@ CASES: list[Case] = [
         "wythoff.is_safe (misere)",
         make=_wythoff_positions,
         call=lambda d: wythoff.is_safe(d["x"], d["y"], misere=True, out=d["flags"]),
+        reads=("x", "y"),
     ),
     # a pandas Series in, one out on its index: against the same call on its values
     Case(
@@ -316,6 +320,7 @@ CASES: list[Case] = [
         "fibonacci_nim.global_is_p (2 piles)",
         make=_nim_piles,
         call=lambda d: fibonacci_nim.global_is_p(d["piles"], d["r"]),
+        reads=("piles", "r"),
         targets={"x_floor": 5},
         peer=("global_is_p_two_piles", ("piles", "r"), (np.bool_,)),
         path_target=3,
@@ -330,6 +335,7 @@ CASES: list[Case] = [
         "power_nim.is_p (2 piles)",
         make=_nim_piles,
         call=lambda d: power_nim.is_p(d["piles"], d["r"]),
+        reads=("piles", "r"),
         by_hand=lambda d: power_two_piles(d["piles"], d["r"]),
         wrong=_mismatch,
         targets={"x_floor": 2},
@@ -384,11 +390,19 @@ def _classify_cases(
     make = _classify_inputs(k)
     reference += " (classify's rows)"
     return [
-        Case(reference, make=make, call=moves, largest=largest, note="classify's rows"),
+        Case(
+            reference,
+            make=make,
+            call=moves,
+            largest=largest,
+            note="classify's rows",
+            reads=("p",),
+        ),
         Case(
             f"classify ({label})",
             make=make,
             call=lambda d: classify(d["p"], game, bound, out=d["out"]),
+            reads=("p",),
             reference=reference,
             targets={"x_reference": 1.2, **targets},
             largest=largest,
