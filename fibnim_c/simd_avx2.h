@@ -306,113 +306,160 @@ FIBNIM_AVX2 static Py_ssize_t fibnim_is_lower4(
     return i;
 }
 
-/* Silber's winning move from four positions below 2**63, as fibnim_move8 of
-   simd_avx512.h (narrow: every pile below FIBNIM_NARROW); *unsure gets the
-   lanes the fast split left undecided */
+/* Silber's winning move from four positions below 2**63 (narrow: every pile
+   below FIBNIM_NARROW); *unsure gets the lanes the fast split left undecided.
+   With s <= l the piles, d = l - s and n the count of A-numbers <= s (s = a_n
+   where s is one, else s = b_m and n = a_m, its partner): (s, l) is P iff s =
+   a_d; the move is along the diagonal to (a_d, a_d + d) where s = a_n with n >
+   d, or where d = 0 (to (0, 0)); else l goes down to s's partner, n + s or n.
+   s = 0 needs no case of its own (n = 0 there), nor does s = 2**32 - 1 on the
+   narrow path, where d = 0 (its count, past the narrow split's range, goes
+   unused). P lanes are -1 in both targets. */
 FIBNIM_AVX2 static inline void fibnim_move4(
         __m256i a, __m256i b, int narrow, __m256i *ta, __m256i *tb, __m256i *unsure) {
     const __m256i zero = _mm256_setzero_si256();
     __m256i swapped = _mm256_cmpgt_epi64(a, b);
-    /* narrow piles are ordered by their 32-bit halves, and signed compares
-       order what is made of them */
+    /* narrow piles are ordered by their 32-bit halves */
     __m256i s = narrow ? _mm256_min_epu32(a, b) : fibnim_blend4(a, b, swapped);
     __m256i l = narrow ? _mm256_max_epu32(a, b) : fibnim_blend4(b, a, swapped);
-    __m256i below, fraction;
-    __m256i lower = narrow ? fibnim_lower4_narrow(s, &below) : fibnim_lower4(s, &below, unsure);
-    __m256i other = _mm256_add_epi64(below, _mm256_and_si256(lower, s));
-    __m256i is_zero = _mm256_cmpeq_epi64(s, zero);
-    __m256i none = _mm256_or_si256(
-        _mm256_andnot_si256(is_zero, _mm256_and_si256(lower, _mm256_cmpeq_epi64(l, other))),
-        _mm256_cmpeq_epi64(l, zero));
-    __m256i empty = _mm256_or_si256(_mm256_cmpeq_epi64(s, l), is_zero);
-    __m256i longer = narrow ? _mm256_cmpgt_epi64(other, l) : fibnim_gt4(other, l);  /* b_n may pass 2**63 */
-    __m256i diagonal = _mm256_andnot_si256(empty, _mm256_and_si256(lower, longer));
-    __m256i ts = _mm256_andnot_si256(empty, s);
-    __m256i tl = _mm256_andnot_si256(empty, other);
+    __m256i count, fraction;
+    __m256i lower = narrow ? fibnim_lower4_narrow(s, &count) : fibnim_lower4(s, &count, unsure);
     __m256i d = _mm256_sub_epi64(l, s);
     __m256i a_d = _mm256_add_epi64(d, narrow ? fibnim_golden4_narrow(d, &fraction)
                                             : fibnim_golden4(d, &fraction, unsure));
-    ts = _mm256_or_si256(fibnim_blend4(ts, a_d, diagonal), none);
-    tl = _mm256_or_si256(fibnim_blend4(tl, _mm256_add_epi64(a_d, d), diagonal), none);
+    __m256i p = _mm256_cmpeq_epi64(s, a_d);
+    /* count and d are below 2**63: signed compares order them */
+    __m256i diagonal = _mm256_or_si256(_mm256_and_si256(lower, _mm256_cmpgt_epi64(count, d)),
+                                       _mm256_cmpeq_epi64(d, zero));
+    __m256i partner = _mm256_add_epi64(count, _mm256_and_si256(lower, s));
+    __m256i ts = _mm256_or_si256(fibnim_blend4(s, a_d, diagonal), p);
+    __m256i tl = _mm256_or_si256(fibnim_blend4(partner, _mm256_add_epi64(a_d, d), diagonal), p);
     *ta = fibnim_blend4(ts, tl, swapped);
     *tb = fibnim_blend4(tl, ts, swapped);
 }
 
-/* fibnim_move4 by the width of the block (a and b below 2**63): one test */
-FIBNIM_AVX2 static inline void fibnim_move4_any(
-        __m256i a, __m256i b, __m256i *ta, __m256i *tb, __m256i *unsure) {
-    const __m256i one = _mm256_set1_epi64x(1);
-    if (fibnim_narrow4(_mm256_or_si256(_mm256_add_epi64(a, one), _mm256_add_epi64(b, one))))
-        fibnim_move4(a, b, 1, ta, tb, unsure);
-    else
-        fibnim_move4(a, b, 0, ta, tb, unsure);
+/* whether every pile of a block (or'ed into `piles`) takes fibnim_move4's
+   narrow path: all below FIBNIM_NARROW, so also at most a limit of 2**32 - 1
+   or more, which the kernels then need not test */
+FIBNIM_AVX2 static inline int fibnim_narrow_piles4(__m256i piles) {
+    return _mm256_testz_si256(piles, _mm256_set1_epi64x(-FIBNIM_NARROW));
 }
 
+/* The moves of positions that failed the narrow test, four at a time: 0
+   where a pile is above the limit or the fast split was unsure (nothing is
+   stored then; the caller's exact loop takes over), else 1 */
+FIBNIM_AVX2 static inline int fibnim_wide_moves4(
+        __m256i a, __m256i b, __m256i most, __m256i *ta, __m256i *tb) {
+    __m256i unsure = _mm256_setzero_si256();
+    if (fibnim_above4(a, b, most)) return 0;
+    fibnim_move4(a, b, 0, ta, tb, &unsure);
+    return _mm256_testz_si256(unsure, unsure);
+}
+
+/* The kernels below take blocks of eight positions, two independent chains
+   of four, with one narrow test for both (the limit needs no test there when
+   it is 2**32 - 1 or more, as it is for every caller but a test's), and four
+   at a time at the end or where the block is wide. Stores are plain: the
+   arithmetic, not the memory, limits them, and streaming stores ran at half
+   the speed. */
 FIBNIM_AVX2 static Py_ssize_t fibnim_winning_move4(
         const uint64_t *x, const uint64_t *y, int64_t *tx, int64_t *ty, Py_ssize_t n,
         uint64_t limit) {
     Py_ssize_t i = 0;
     const __m256i most = _mm256_set1_epi64x((long long)limit);
+    const int narrow_within = limit >= (uint64_t)FIBNIM_NARROW - 1;
+    __m256i ta0, tb0, ta1, tb1;
+    for (; i + 8 <= n; i += 8) {
+        __m256i a0 = _mm256_loadu_si256((const __m256i *)(x + i));
+        __m256i b0 = _mm256_loadu_si256((const __m256i *)(y + i));
+        __m256i a1 = _mm256_loadu_si256((const __m256i *)(x + i + 4));
+        __m256i b1 = _mm256_loadu_si256((const __m256i *)(y + i + 4));
+        __m256i piles = _mm256_or_si256(_mm256_or_si256(a0, b0), _mm256_or_si256(a1, b1));
+        if (narrow_within && fibnim_narrow_piles4(piles)) {
+            fibnim_move4(a0, b0, 1, &ta0, &tb0, NULL);
+            fibnim_move4(a1, b1, 1, &ta1, &tb1, NULL);
+        } else if (!fibnim_wide_moves4(a0, b0, most, &ta0, &tb0)
+                   || !fibnim_wide_moves4(a1, b1, most, &ta1, &tb1)) {
+            break;
+        }
+        _mm256_storeu_si256((__m256i *)(tx + i), ta0);
+        _mm256_storeu_si256((__m256i *)(ty + i), tb0);
+        _mm256_storeu_si256((__m256i *)(tx + i + 4), ta1);
+        _mm256_storeu_si256((__m256i *)(ty + i + 4), tb1);
+    }
     for (; i + 4 <= n; i += 4) {
         __m256i a = _mm256_loadu_si256((const __m256i *)(x + i));
         __m256i b = _mm256_loadu_si256((const __m256i *)(y + i));
-        if (fibnim_above4(a, b, most)) break;
-        __m256i ta, tb, unsure = _mm256_setzero_si256();
-        fibnim_move4_any(a, b, &ta, &tb, &unsure);
-        if (!_mm256_testz_si256(unsure, unsure)) break;
-        _mm256_storeu_si256((__m256i *)(tx + i), ta);
-        _mm256_storeu_si256((__m256i *)(ty + i), tb);
+        if (narrow_within && fibnim_narrow_piles4(_mm256_or_si256(a, b)))
+            fibnim_move4(a, b, 1, &ta0, &tb0, NULL);
+        else if (!fibnim_wide_moves4(a, b, most, &ta0, &tb0))
+            break;
+        _mm256_storeu_si256((__m256i *)(tx + i), ta0);
+        _mm256_storeu_si256((__m256i *)(ty + i), tb0);
     }
     return i;
 }
 
-/* the two columns of four rows of (n, 2) piles, in row order: the unpacks give
-   rows 0, 2, 1, 3, and the permutes put them back */
+/* The two columns of four rows of (n, 2) piles, in row order: rows 0 and 2
+   in one register and 1 and 3 in the other (128 bits each, loaded as halves),
+   so that one unpack each gives them with no lane-crossing shuffle. */
 FIBNIM_AVX2 static inline void fibnim_columns4(const uint64_t *rows, __m256i *first, __m256i *second) {
-    __m256i lo = _mm256_loadu_si256((const __m256i *)rows);
-    __m256i hi = _mm256_loadu_si256((const __m256i *)(rows + 4));
-    *first = _mm256_permute4x64_epi64(_mm256_unpacklo_epi64(lo, hi), 0xD8);
-    *second = _mm256_permute4x64_epi64(_mm256_unpackhi_epi64(lo, hi), 0xD8);
+    __m256i even = _mm256_inserti128_si256(
+        _mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)rows)),
+        _mm_loadu_si128((const __m128i *)(rows + 4)), 1);
+    __m256i odd = _mm256_inserti128_si256(
+        _mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(rows + 2))),
+        _mm_loadu_si128((const __m128i *)(rows + 6)), 1);
+    *first = _mm256_unpacklo_epi64(even, odd);
+    *second = _mm256_unpackhi_epi64(even, odd);
+}
+
+/* Four rows of classify's answers (p ta tb, with p the sign bit of ta: -1
+   where there is no move) stored as 12 words (p0 ta0 tb0 p1) (ta1 tb1 p2 ta2)
+   (tb2 p3 ta3 tb3): three unpacks make (p0 ta0 | p2 ta2), (tb0 p1 | tb2 p3)
+   and (ta1 tb1 | ta3 tb3), and two 128-bit permutes and a blend put them in
+   place. */
+FIBNIM_AVX2 static inline void fibnim_store_rows4(int64_t *out, __m256i ta, __m256i tb) {
+    __m256i p = _mm256_srli_epi64(ta, 63);
+    __m256i p_ta = _mm256_unpacklo_epi64(p, ta);
+    __m256i tb_p = _mm256_unpacklo_epi64(tb, _mm256_shuffle_epi32(p, _MM_SHUFFLE(1, 0, 3, 2)));
+    __m256i ta_tb = _mm256_unpackhi_epi64(ta, tb);
+    _mm256_storeu_si256((__m256i *)out, _mm256_permute2x128_si256(p_ta, tb_p, 0x20));
+    _mm256_storeu_si256((__m256i *)(out + 4), _mm256_blend_epi32(ta_tb, p_ta, 0xF0));
+    _mm256_storeu_si256((__m256i *)(out + 8), _mm256_permute2x128_si256(tb_p, ta_tb, 0x31));
 }
 
 /* classify of wythoff.pxi in normal play, for C-contiguous rows: piles (n, 2)
-   in, out (n, 3) = (1 for P or 0, the target, -1 -1 where none), four rows
-   (three registers of out) at a time */
+   in, out (n, 3) = (1 for P or 0, the target, -1 -1 where none), as
+   fibnim_winning_move4 goes */
 FIBNIM_AVX2 static Py_ssize_t fibnim_classify_wythoff4(
         const uint64_t *piles, int64_t *out, Py_ssize_t n, uint64_t limit) {
     Py_ssize_t i = 0;
-    const int stream = fibnim_streams(out, 24 * n);
     const __m256i most = _mm256_set1_epi64x((long long)limit);
-    for (; i + 4 <= n; i += 4) {
-        __m256i a, b;
-        fibnim_columns4(piles + 2 * i, &a, &b);
-        if (fibnim_above4(a, b, most)) break;
-        __m256i ta, tb, unsure = _mm256_setzero_si256();
-        fibnim_move4_any(a, b, &ta, &tb, &unsure);
-        if (!_mm256_testz_si256(unsure, unsure)) break;
-        /* the P flag is the sign bit of ta (-1 where there is no move) */
-        __m256i p = _mm256_srli_epi64(ta, 63);
-        /* out, 12 values: (p0 ta0 tb0 p1) (ta1 tb1 p2 ta2) (tb2 p3 ta3 tb3), six
-           128-bit pairs, made two a register ((p0 ta0 | p2 ta2), (tb0 p1 |
-           tb2 p3), (ta1 tb1 | ta3 tb3)) and put in place by one 128-bit
-           permute a register (9 permutes and 6 blends before) */
-        __m256i p_ta = _mm256_unpacklo_epi64(p, ta);
-        __m256i tb_p = _mm256_unpacklo_epi64(tb, _mm256_shuffle_epi32(p, _MM_SHUFFLE(1, 0, 3, 2)));
-        __m256i ta_tb = _mm256_unpackhi_epi64(ta, tb);
-        __m256i o0 = _mm256_permute2x128_si256(p_ta, tb_p, 0x20);
-        __m256i o1 = _mm256_permute2x128_si256(ta_tb, p_ta, 0x30);
-        __m256i o2 = _mm256_permute2x128_si256(tb_p, ta_tb, 0x31);
-        if (stream) {
-            _mm256_stream_si256((__m256i *)(out + 3 * i), o0);
-            _mm256_stream_si256((__m256i *)(out + 3 * i + 4), o1);
-            _mm256_stream_si256((__m256i *)(out + 3 * i + 8), o2);
-        } else {
-            _mm256_storeu_si256((__m256i *)(out + 3 * i), o0);
-            _mm256_storeu_si256((__m256i *)(out + 3 * i + 4), o1);
-            _mm256_storeu_si256((__m256i *)(out + 3 * i + 8), o2);
+    const int narrow_within = limit >= (uint64_t)FIBNIM_NARROW - 1;
+    __m256i a0, b0, a1, b1, ta0, tb0, ta1, tb1;
+    for (; i + 8 <= n; i += 8) {
+        fibnim_columns4(piles + 2 * i, &a0, &b0);
+        fibnim_columns4(piles + 2 * i + 8, &a1, &b1);
+        __m256i all = _mm256_or_si256(_mm256_or_si256(a0, b0), _mm256_or_si256(a1, b1));
+        if (narrow_within && fibnim_narrow_piles4(all)) {
+            fibnim_move4(a0, b0, 1, &ta0, &tb0, NULL);
+            fibnim_move4(a1, b1, 1, &ta1, &tb1, NULL);
+        } else if (!fibnim_wide_moves4(a0, b0, most, &ta0, &tb0)
+                   || !fibnim_wide_moves4(a1, b1, most, &ta1, &tb1)) {
+            break;
         }
+        fibnim_store_rows4(out + 3 * i, ta0, tb0);
+        fibnim_store_rows4(out + 3 * i + 12, ta1, tb1);
     }
-    if (stream) _mm_sfence();
+    for (; i + 4 <= n; i += 4) {
+        fibnim_columns4(piles + 2 * i, &a0, &b0);
+        if (narrow_within && fibnim_narrow_piles4(_mm256_or_si256(a0, b0)))
+            fibnim_move4(a0, b0, 1, &ta0, &tb0, NULL);
+        else if (!fibnim_wide_moves4(a0, b0, most, &ta0, &tb0))
+            break;
+        fibnim_store_rows4(out + 3 * i, ta0, tb0);
+    }
     return i;
 }
 

@@ -74,10 +74,11 @@ def test_winning_move_on_a_grid_safe_pairs_fibonacci_numbers_and_every_magnitude
         (np.repeat(fibs, fibs.size), np.tile(fibs, fibs.size)),
     ]
     for x, y in cases:
-        tx, ty = np.empty_like(x), np.empty_like(x)
-        peers.winning_move(x, y, tx, ty)
         expected = wythoff.winning_move(x, y)
-        assert np.array_equal(tx, expected[0]) and np.array_equal(ty, expected[1])
+        for kernel in (peers.winning_move, peers.winning_move_limbs):
+            tx, ty = np.empty_like(x), np.empty_like(x)
+            kernel(x, y, tx, ty)
+            assert np.array_equal(tx, expected[0]) and np.array_equal(ty, expected[1])
 
 
 def test_encode_and_decode():
@@ -150,9 +151,10 @@ def test_classify_wythoff_against_fibnim():
     x, y = values(TOP, seed=16), values(TOP, seed=17)
     for first, second in [(a, b), (b, a), (a, b + 1), (x, y), (x, x)]:
         positions = np.stack([first, second], axis=1)
-        out = np.empty((len(positions), 3), dtype=np.int64)
-        peers.classify_wythoff(positions, out)
-        assert np.array_equal(out, fibnim.classify(positions, "wythoff"))
+        for kernel in (peers.classify_wythoff, peers.classify_wythoff_limbs):
+            out = np.empty((len(positions), 3), dtype=np.int64)
+            kernel(positions, out)
+            assert np.array_equal(out, fibnim.classify(positions, "wythoff"))
 
 
 def test_every_peer_answers_its_bench_case_as_fibnim_does():

@@ -247,7 +247,7 @@ BY_NAME: dict[str, dict[str, Any]] = {
         "path_target": 1.0,
     },
     "wythoff.winning_move": {
-        "peer": "winning_move",
+        "peer": "winning_move_limbs",
         "targets": {"x_floor": 3},
         "path_target": 1.5,
     },
@@ -422,7 +422,7 @@ def _pair_moves(misere: bool) -> Callable[[Inputs], Any]:
 # classify's targets and (optionally) its largest size and numba peer
 _CLASSIFY: list[tuple[Any, ...]] = [
     ("wythoff", "wythoff", 2, None, "wythoff.winning_move", _pair_moves(False), {"x_floor": 2.5},
-     10**8, ("classify_wythoff", ("p",), ((np.int64, 3),))),
+     10**8, ("classify_wythoff_limbs", ("p",), ((np.int64, 3),))),
     ("wythoff-misere", "wythoff-misere", 2, None, "wythoff.winning_move misere",
      _pair_moves(True), {}),
     ("fibonacci-nim", "fibonacci-nim", 1, None, "fibonacci_nim.winning_take",
