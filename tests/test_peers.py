@@ -168,10 +168,11 @@ def test_every_peer_answers_its_bench_case_as_fibnim_does():
         inputs = case.make(5000, rng)
         answer = case.call(inputs)
         expected = answer if isinstance(answer, tuple) else (answer,)
-        got = peers.peer_call(case.peer, inputs)()
-        assert len(got) == len(expected), name
-        for mine, theirs in zip(got, expected, strict=True):
-            assert np.array_equal(mine, theirs), name
+        for every_core in (False, True):  # the prange twin splits the arrays in parts
+            got = peers.peer_call(case.peer, inputs, every_core=every_core)()
+            assert len(got) == len(expected), name
+            for mine, theirs in zip(got, expected, strict=True):
+                assert np.array_equal(mine, theirs), (name, every_core)
 
 
 _ASM = """

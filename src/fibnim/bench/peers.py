@@ -575,12 +575,63 @@ def power_nim_two_piles(piles: Any, r: Any, out: Any) -> None:
         out[i] = x == U(0) or (x & (U(0) - x)) > U(r[i])
 
 
-def peer_call(peer: Peer, inputs: dict[str, Any]) -> Callable[[], tuple[np.ndarray, ...]]:
+_PARALLEL: dict[tuple[str, int], Any] = {}
+
+
+def on_every_core(kernel_name: str, arity: int) -> Any:
+    """kernel on every core numba has, as a numba user writes it: a prange over
+    parts of the arrays (eight a thread, so that a slow part does not hold
+    the rest), each part the single-thread kernel with its own exact second
+    pass (`parallel=True`)."""
+    key = (kernel_name, arity)
+    if key in _PARALLEL:
+        return _PARALLEL[key]
+    kernel = globals()[kernel_name]
+    parallel = numba.njit(parallel=True, nogil=True, error_model="numpy")
+    if arity == 2:
+
+        def split2(a: Any, b: Any) -> None:
+            parts = 8 * numba.get_num_threads()
+            for k in numba.prange(parts):
+                low, high = len(b) * k // parts, len(b) * (k + 1) // parts
+                kernel(a[low:high], b[low:high])
+
+        made = parallel(split2)
+    elif arity == 3:
+
+        def split3(a: Any, b: Any, c: Any) -> None:
+            parts = 8 * numba.get_num_threads()
+            for k in numba.prange(parts):
+                low, high = len(c) * k // parts, len(c) * (k + 1) // parts
+                kernel(a[low:high], b[low:high], c[low:high])
+
+        made = parallel(split3)
+    else:
+
+        def split4(a: Any, b: Any, c: Any, d: Any) -> None:
+            parts = 8 * numba.get_num_threads()
+            for k in numba.prange(parts):
+                low, high = len(d) * k // parts, len(d) * (k + 1) // parts
+                kernel(a[low:high], b[low:high], c[low:high], d[low:high])
+
+        made = parallel(split4)
+    _PARALLEL[key] = made
+    return made
+
+
+def peer_call(
+    peer: Peer, inputs: dict[str, Any], every_core: bool = False
+) -> Callable[[], tuple[np.ndarray, ...]]:
     """A case's peer (`Case.peer`: a kernel of this module) on its inputs, into
     outputs made once (as the case's own call has them), compiled and run once
-    already: the returned call runs the kernel alone and returns its outputs."""
+    already: the returned call runs the kernel alone and returns its outputs.
+    every_core: its `on_every_core` twin."""
     kernel_name, names, dtypes = peer
-    kernel = globals()[kernel_name]
+    kernel = (
+        on_every_core(kernel_name, len(names) + len(dtypes))
+        if every_core
+        else globals()[kernel_name]
+    )
     arguments = [inputs[n] for n in names]
     size = len(arguments[-1])
     outs: tuple[np.ndarray, ...] = tuple(
@@ -599,7 +650,8 @@ def peer_call(peer: Peer, inputs: dict[str, Any]) -> Callable[[], tuple[np.ndarr
 def main(arguments: list[str]) -> None:
     """python -m fibnim.bench.peers NAME FLOOR REPEATS INPUTS.npz prints the
     figures of case NAME's peer as JSON: ns per element, and the median of its
-    times over its floor's, the two timed in turns (fibnim.bench.run.paired). A
+    times over its floor's, the two timed in turns (fibnim.bench.run.paired),
+    and ns per element of its `on_every_core` twin (every_core_ns). A
     process of its own, for NUMBA_CPU_NAME and NUMBA_CPU_FEATURES to choose what
     numba compiles for (it reads them once, when it starts): fibnim.bench.run
     starts it."""
@@ -613,7 +665,16 @@ def main(arguments: list[str]) -> None:
     seconds, _, ratios = run.paired(
         lambda: call, lambda: run.floor_call(floor, size), int(repeats)
     )
-    print(json.dumps({"ns": seconds["median"] / size * 1e9, "x_floor": float(np.median(ratios))}))
+    every_core = run.timed(peer_call(peer, inputs, every_core=True), int(repeats))
+    print(
+        json.dumps(
+            {
+                "ns": seconds["median"] / size * 1e9,
+                "x_floor": float(np.median(ratios)),
+                "every_core_ns": every_core["median"] / size * 1e9,
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -37,7 +37,9 @@ results.json (validated against `SCHEMA`, a JSON Schema):
   with `--peers`, for a kernel with a numba peer: `numba_ns`, `numba_x_floor`
   (the peer compiled for that implementation's instruction set, timed in
   turns with the same floor in a process of its own), `numba_target` (the NUMBA_CPU_NAME and
-  NUMBA_CPU_FEATURES it was compiled with) and `x_numba`, fibnim's time over
+  NUMBA_CPU_FEATURES it was compiled with), `every_core_ns`,
+  `numba_every_core_ns` and `x_numba_every_core` (fibnim's split and numba's
+  prange over every core, the one's time over the other's) and `x_numba`, fibnim's time over
   numba's (x_floor over numba_x_floor; the target is at most 1 / 1.5).
 - `calls` (may be missing): the cost of one call, in microseconds (median of
   7 runs of 2,000 calls, fibnim.bench.run.measure_calls): `target_x_peer`,
@@ -95,7 +97,8 @@ _TARGETS = {"type": "object", "additionalProperties": False, "properties": {
 _PATH = _object(
     "ns", "x_floor",
     ns=_POSITIVE, x_floor=_POSITIVE, x_bytes=_POSITIVE, numba_ns=_POSITIVE,
-    numba_x_floor=_POSITIVE, x_numba=_POSITIVE, numba_target={"type": "string"},
+    numba_x_floor=_POSITIVE, x_numba=_POSITIVE, every_core_ns=_POSITIVE,
+    numba_every_core_ns=_POSITIVE, x_numba_every_core=_POSITIVE, numba_target={"type": "string"},
 )  # fmt: skip
 _CALL = _object(
     "name", "peer", "peer_us", "ints_us", *_FORMS,
@@ -569,7 +572,9 @@ def implementation_table(results: dict[str, Any]) -> list[str]:
         "it) is marked met (yes) or **not**; "
         "x numpy is how many times faster than numpy by hand; ÷ numba (with --peers) is "
         "fibnim's time over an exact numba kernel's, compiled for the same instruction "
-        f"set, marked **not** above {_number(NUMBA_TARGET)} (numba 1.5 times as slow)."
+        f"set, marked **not** above {_number(NUMBA_TARGET)} (numba 1.5 times as slow); "
+        "÷ numba prange is the same on every core, fibnim's own split against numba's "
+        "`parallel=True` prange over parts of the same kernel."
     )
     compiled_for = {  # what each implementation's numba peers were compiled for
         path: figures["numba_target"]
@@ -603,6 +608,8 @@ def _path_cell(row: dict[str, Any], path: str, results: dict[str, Any]) -> str:
     if "x_numba" in figures:
         met = figures["x_numba"] <= NUMBA_TARGET
         cell += f", ÷ numba {_number(figures['x_numba'])}{'' if met else ' **not**'}"
+    if "x_numba_every_core" in figures:
+        cell += f", ÷ numba prange {_number(figures['x_numba_every_core'])}"
     return cell
 
 

@@ -399,7 +399,9 @@ def on_every_path(
     `paths`, or all this processor runs) timed in turns with its floor. With
     `peers`, a case that has a numba peer (fibnim.bench.peers) gets its figures
     on each implementation too: `numba_ns`, `numba_x_floor` and `x_numba`,
-    fibnim's time over numba's (their ratios to the floor divided)."""
+    fibnim's time over numba's (their ratios to the floor divided), and on
+    every core: `every_core_ns` (fibnim's own split), `numba_every_core_ns`
+    (numba's prange) and `x_numba_every_core`, the one over the other."""
     say(f"{case.name}, {'every implementation' if paths is None else paths[0]}")
     size = max([n for n in plan.sizes if n <= case.largest] or [min(plan.sizes)])
     inputs = case.make(size, rng)
@@ -424,6 +426,12 @@ def on_every_path(
             numba = peer_figures(case, inputs, name, plan.repeats)
             figures |= {f"numba_{key}": value for key, value in numba.items()}
             figures["x_numba"] = x_floor / numba["x_floor"]
+            if _backend.cores() > 1 and "every_core_ns" in numba:
+                # fibnim's own split against numba's prange, both on every core
+                with _threads.limited(_backend.cores()):
+                    every_core = timed(functools.partial(case.call, inputs), plan.repeats)
+                figures["every_core_ns"] = every_core["median"] / size * 1e9
+                figures["x_numba_every_core"] = figures["every_core_ns"] / numba["every_core_ns"]
         row["paths"][name] = figures | {"x_floor_samples": ratios}
     return row
 
