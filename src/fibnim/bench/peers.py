@@ -587,7 +587,7 @@ def on_every_core(kernel_name: str, arity: int) -> Any:
     if key in _PARALLEL:
         return _PARALLEL[key]
     kernel = globals()[kernel_name]
-    parallel = numba.njit(parallel=True, nogil=True, error_model="numpy")
+    parallel: Any = numba.njit(parallel=True, nogil=True, error_model="numpy")
     if arity == 2:
 
         def split2(a: Any, b: Any) -> None:
